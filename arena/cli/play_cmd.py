@@ -1,0 +1,79 @@
+"""``arena play GAME``: one match of house bots (and optionally a person) in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from arena import games
+from arena.games import house
+
+from .options import parse_options
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("play", help="play one match in the terminal")
+    parser.add_argument("game")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bots", default="heuristic,random", help="house bots by seat, comma separated "
+                        "(the last one fills the remaining seats)")
+    parser.add_argument("--human", type=int, action="append", default=[], metavar="SEAT",
+                        help="a person plays this seat from the keyboard (repeatable)")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option")
+    parser.add_argument("--quiet", action="store_true", help="print only the outcome")
+    parser.set_defaults(func=run)
+
+
+def seat_bots(spec: str, players: int) -> list[str]:
+    names = [b.strip() for b in spec.split(",") if b.strip()] or ["random"]
+    return (names + [names[-1]] * players)[:players]
+
+
+def ask_human(seat: int, observation: dict, legal: list[str]) -> str:
+    """Show the seat its observation and legal actions; read a choice by number or id."""
+    print(f"\n--- seat {seat}, your observation:")
+    print(json.dumps(observation, indent=1))
+    for i, action in enumerate(legal):
+        print(f"  [{i}] {action}")
+    while True:
+        try:
+            answer = input(f"seat {seat}> ").strip()
+        except EOFError:
+            raise KeyboardInterrupt from None
+        if answer.isdigit() and int(answer) < len(legal):
+            return legal[int(answer)]
+        if answer in legal:
+            return answer
+        print("not a legal action: give its number or its exact id")
+
+
+def run(args: argparse.Namespace) -> int:
+    game = games.get(args.game)
+    options = parse_options(game, args.option)
+    state = game.new_state(args.players, args.seed, options)
+    names = seat_bots(args.bots, args.players)
+    bots = {s: house.house_bot(game.name, names[s], s, args.seed)
+            for s in range(args.players) if s not in args.human}
+    out = sys.stdout
+    print(f"{game.title}: {args.players} players, seed {args.seed}, options {json.dumps(options)}", file=out)
+    for seat in range(args.players):
+        print(f"  seat {seat}: {'human' if seat in args.human else names[seat]}", file=out)
+    while to_act := state.to_act():
+        seat = to_act[0]
+        legal = state.legal_actions(seat)
+        observation = state.observation(seat)
+        if seat in bots:
+            action = bots[seat].act(observation, legal)
+        else:
+            action = ask_human(seat, observation, legal)
+        state.apply(seat, action)
+        if not args.quiet:
+            print(f"{state.moves:5d}  seat {seat}: {action}", file=out)
+    outcome = state.outcome()
+    print("outcome:" + (" (turn cap reached)" if state.capped() else ""), file=out)
+    for seat in range(args.players):
+        label = "human" if seat in args.human else names[seat]
+        print(f"  seat {seat} ({label}): rank {outcome.ranks[seat]}, score {outcome.scores[seat]:g}", file=out)
+    return 0
