@@ -1,0 +1,291 @@
+"""The whole truth of one Crazy 8s match (Backpacker's Playing Cards, section 4).
+
+Cards are strings ``rank + suit``; piles are lists whose end is the top. The hot path of a
+random playout (``_to_act``, ``_legal_actions``, ``_apply``) works on plain lists and the
+prebuilt ids of ``actions`` so that a decision costs a few microseconds.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.games import State, cards
+
+from .actions import DRAW, PARSE, PASS, PENALTY_DRAW, PLAY, PLAY_LAST
+
+# crazy_eights 4.2: penalty points equal the card value; J, Q, K, A count 10.
+POINTS = {c: (int(c[0]) if c[0].isdigit() else 10) for c in cards.deck()}
+
+TWO = "two"  # stacked draw-two penalty (DATA 5.4)
+BLACK_JACK = "black_jack"  # draw five from a black jack, cancelled by a red jack (DATA 5.4)
+
+
+class CrazyEightsState(State):
+    """One match: one hand, or hands until a target score (option ``target_score``)."""
+
+    def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(num_players, seed, options)
+        self.totals = [0] * num_players  # penalty points of finished hands
+        self.hand_number = 0
+        self.dealer = num_players - 1  # so that seat 0, left of the dealer, starts
+        self.last_hand: dict[str, Any] | None = None
+        self.over = False
+        self._deal()
+
+    # ----- dealing and drawing ---------------------------------------------------------
+    def _deal(self) -> None:
+        """crazy_eights 4.2: 5 cards each (7 with two players); the top card of the draw
+        pile opens the discard pile. The opening card has no effect (nobody played it)."""
+        n = self.num_players
+        pack = cards.shuffled(cards.deck(copies=self.options["decks"]), self.rng(f"deal{self.hand_number}"))
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        cards.deal(pack, self.hands, 7 if n == 2 else 5)
+        self.discard = [pack.pop()]
+        self.draw_pile = pack
+        self.current = (self.dealer + 1) % n
+        self.direction = 1
+        self.wish: str | None = None  # suit wished by an eight; binds only self.current
+        self.penalty = 0  # cards self.current must draw unless it counters
+        self.penalty_kind = ""
+        self.phase = "play"  # or "drawn": Fastplay, deciding on the card just drawn
+        self.drawn: str | None = None
+        self.passes = 0  # consecutive passes with nothing to play nor draw, no wish in force
+        self.last_card = [False] * n  # who has called "Last card!" and still holds one card
+
+    def _can_draw(self) -> bool:
+        return bool(self.draw_pile) or (self.options["reshuffle"] and len(self.discard) > 1)
+
+    def _draw_cards(self, seat: int, count: int) -> str | None:
+        """Move up to ``count`` cards to ``seat``; returns the last card drawn. When the draw
+        pile is empty play continues without drawing (crazy_eights 4.2), unless option
+        ``reshuffle`` turns the discard pile, all but its top card, into a new draw pile."""
+        hand = self.hands[seat]
+        pile = self.draw_pile
+        card = None
+        for _ in range(count):
+            if not pile:
+                if not (self.options["reshuffle"] and len(self.discard) > 1):
+                    break
+                pile.extend(cards.shuffled(self.discard[:-1], self.rng(f"reshuffle{len(hand)}")))
+                del self.discard[:-1]
+            card = pile.pop()
+            hand.append(card)
+        self.last_card[seat] = False
+        return card
+
+    # ----- the contract hooks ----------------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        return (self.current,)
+
+    def _finished(self) -> bool:
+        return self.over
+
+    def _playable(self, card: str) -> bool:
+        """crazy_eights 4.2.1: same suit or rank as the top card, or an eight; after an eight
+        only the wished suit (or another eight) for the one player the wish binds."""
+        if card[0] == "8":
+            return True
+        wish = self.wish
+        if wish is not None:
+            return card[1] == wish
+        top = self.discard[-1]
+        return card[0] == top[0] or card[1] == top[1]
+
+    def _legal_actions(self, seat: int) -> list[str]:
+        hand = self.hands[seat]
+        table = PLAY_LAST if (self.options["last_card"] and len(hand) == 2) else None
+        out: list[str] = []
+        if self.penalty:
+            # DATA 5.4: a two may be stacked on a two; a red jack cancels a black jack.
+            if self.penalty_kind == TWO:
+                counters = [c for c in hand if c[0] == "2"]
+            else:
+                counters = [c for c in hand if c[0] == "J" and c[1] in "DH"]
+            for c in counters:
+                out += PLAY[c]
+                if table:
+                    out += table[c]
+            out.append(PENALTY_DRAW[self.penalty])
+        elif self.phase == "drawn":
+            # crazy_eights 4.3 Fastplay: the drawn card may be played at once, or kept.
+            c = self.drawn
+            assert c is not None
+            out += PLAY[c]
+            if table:
+                out += table[c]
+            out.append(PASS)
+        else:
+            wish = self.wish
+            if wish is None:
+                top = self.discard[-1]
+                tr, ts = top[0], top[1]
+                for c in hand:
+                    if c[0] == "8" or c[0] == tr or c[1] == ts:
+                        out += PLAY[c]
+                        if table:
+                            out += table[c]
+            else:
+                for c in hand:
+                    if c[0] == "8" or c[1] == wish:
+                        out += PLAY[c]
+                        if table:
+                            out += table[c]
+            if not out:
+                # crazy_eights 4.2: unable to play, a card must be drawn; none left: pass.
+                out.append(DRAW if self._can_draw() else PASS)
+        if len(out) > 1 and self.options["decks"] == 2:
+            out = list(dict.fromkeys(out))
+        return out
+
+    def _apply(self, seat: int, action: str) -> None:
+        parsed = PARSE.get(action)
+        if parsed is not None:
+            self._play(seat, *parsed)
+        elif action == DRAW:
+            self.passes = 0
+            card = self._draw_cards(seat, 1)
+            if self.options["fastplay"] and card is not None and self._playable(card):
+                self.phase = "drawn"
+                self.drawn = card
+                return
+            self._end_turn(seat, False)
+        elif action == PASS:
+            if self.phase == "drawn":
+                self.phase = "play"
+                self.drawn = None
+            elif self.wish is None:
+                # Nothing to play nor draw, and no wish in force: once every seat has passed
+                # in a row on the same top card, nobody will ever play again.
+                self.passes += 1
+                if self.passes >= self.num_players:
+                    self._end_hand(None)
+                    return
+            self._end_turn(seat, False)
+        else:  # "draw N": accept the penalty and miss the turn (DATA 5.4)
+            self.passes = 0
+            self._draw_cards(seat, self.penalty)
+            self.penalty = 0
+            self.penalty_kind = ""
+            self._end_turn(seat, False)
+
+    def _end_turn(self, seat: int, skip: bool) -> None:
+        self.wish = None
+        step = self.direction
+        nxt = (seat + step) % self.num_players
+        if skip:
+            nxt = (nxt + step) % self.num_players
+        self.current = nxt
+
+    def _play(self, seat: int, card: str, wish: str, called: bool) -> None:
+        hand = self.hands[seat]
+        hand.remove(card)
+        self.discard.append(card)
+        self.passes = 0
+        self.phase = "play"
+        self.drawn = None
+        if not hand:
+            self._end_hand(seat)  # crazy_eights 4.2: the first to discard all cards wins
+            return
+        options = self.options
+        if options["last_card"] and len(hand) == 1:
+            # crazy_eights 4.3 "Last card!": without the call, 2 penalty cards.
+            if called:
+                self.last_card[seat] = True
+            else:
+                self._draw_cards(seat, 2)
+        skip = False
+        rank = card[0]
+        if rank == "2":
+            if options["draw_two"]:
+                self.penalty += 2
+                self.penalty_kind = TWO
+        elif rank == "J":
+            if options["black_jack"]:
+                if card[1] in "CS":
+                    self.penalty = 5
+                    self.penalty_kind = BLACK_JACK
+                elif self.penalty_kind == BLACK_JACK:
+                    self.penalty = 0
+                    self.penalty_kind = ""
+        elif rank == "Q":
+            if card == "QS" and options["queen_of_spades"]:
+                victim = (seat + self.direction) % self.num_players
+                self._draw_cards(victim, 5)
+                skip = True
+            elif options["queen_skip"]:
+                skip = True
+        elif rank == "A" and options["ace_reverse"]:
+            self.direction = -self.direction
+            # With two players a reverse gives the same player another turn.
+            skip = self.num_players == 2
+        self._end_turn(seat, skip)
+        if wish:
+            self.wish = wish
+
+    def _end_hand(self, winner: int | None) -> None:
+        """Score the hand: the others' cards are penalty points (crazy_eights 4.2). A blocked
+        hand (``winner`` None) charges every seat its own cards."""
+        points = [sum(POINTS[c] for c in hand) for hand in self.hands]
+        for s in range(self.num_players):
+            self.totals[s] += points[s]
+        self.last_hand = {"winner": winner, "points": points, "blocked": winner is None}
+        target = self.options["target_score"]
+        if target == 0 or max(self.totals) >= target:
+            self.over = True
+            return
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % self.num_players
+        self._deal()
+
+    def _scores(self) -> list[float]:
+        """Fewer penalty points is better; a capped match also counts the cards in hand."""
+        if self.over:
+            return [-float(t) for t in self.totals]
+        return [-float(t + sum(POINTS[c] for c in h)) for t, h in zip(self.totals, self.hands, strict=True)]
+
+    def _observation(self, seat: int) -> dict[str, Any]:
+        obs: dict[str, Any] = {
+            "hand": cards.sort_cards(self.hands[seat]),
+            "top_card": self.discard[-1],
+            "discard_pile": list(self.discard),
+            "draw_pile": len(self.draw_pile),
+            "hand_sizes": [len(h) for h in self.hands],
+            "current": self.current,
+            "direction": self.direction,
+            "wish": self.wish,
+            "penalty": self.penalty,
+            "penalty_kind": self.penalty_kind,
+            "phase": self.phase,
+            "drawn": self.drawn if seat == self.current else None,
+            "last_card": list(self.last_card),
+            "passes": self.passes,
+            "totals": list(self.totals),
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "last_hand": self.last_hand,
+        }
+        return obs
+
+    def _resample(self, seat: int, rng: random.Random) -> None:
+        """Re-deal the other hands and the draw pile from the cards ``seat`` cannot see. A
+        Fastplay decision shows that the drawn card is playable, so it stays playable."""
+        pool = list(self.draw_pile)
+        for s, hand in enumerate(self.hands):
+            if s != seat:
+                pool += hand
+        rng.shuffle(pool)
+        fastplay_other = self.phase == "drawn" and self.current != seat
+        if fastplay_other:
+            pick = next(i for i, c in enumerate(pool) if self._playable(c))
+            drawn = pool.pop(pick)
+        for s, hand in enumerate(self.hands):
+            if s == seat:
+                continue
+            if fastplay_other and s == self.current:
+                # The card just drawn stays the last of the hand, as _draw_cards put it.
+                self.hands[s] = [pool.pop() for _ in hand[1:]] + [drawn]
+                self.drawn = drawn
+            else:
+                self.hands[s] = [pool.pop() for _ in hand]
+        self.draw_pile = pool
