@@ -1,0 +1,14 @@
+"""House bot for Card Trip Europe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games import HouseBot
+
+
+class HeuristicBot(HouseBot):
+    """Placeholder."""
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        return legal_actions[0]
