@@ -1,0 +1,1 @@
+"""The arena's gRPC services (Arena, Rules, health, reflection) and their server."""

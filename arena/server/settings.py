@@ -1,0 +1,58 @@
+"""Settings of the gRPC server, from the environment, validated once at start-up.
+
+| variable | default | meaning |
+| --- | --- | --- |
+| ARENA_GRPC_ADDRESS | 127.0.0.1:50051 | where the server listens |
+| ARENA_ADMIN_TOKEN | (none) | token for admin calls; without it admin calls are refused |
+| ARENA_TLS_CERT, ARENA_TLS_KEY | (none) | PEM files; both set = TLS, neither = plaintext |
+| ARENA_MAX_MESSAGE_BYTES | 1048576 | largest message accepted from a client |
+| ARENA_MAX_STREAMS | 16 | concurrent streams per client connection |
+| ARENA_MAX_MATCHES_PER_BOT | 8 | matches one bot may play at once |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    address: str = "127.0.0.1:50051"
+    admin_token: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    max_message_bytes: int = 1024 * 1024
+    max_streams: int = 16
+    max_matches_per_bot: int = 8
+    keepalive_ms: int = 20_000
+    grace_seconds: float = 5.0
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def from_env(env: dict[str, str] | None = None) -> ServerSettings:
+        env = dict(os.environ if env is None else env)
+        cert, key = env.get("ARENA_TLS_CERT"), env.get("ARENA_TLS_KEY")
+        if bool(cert) != bool(key):
+            raise ValueError("set both ARENA_TLS_CERT and ARENA_TLS_KEY, or neither")
+        return ServerSettings(
+            address=env.get("ARENA_GRPC_ADDRESS", "127.0.0.1:50051"),
+            admin_token=env.get("ARENA_ADMIN_TOKEN") or None,
+            tls_cert=cert or None,
+            tls_key=key or None,
+            max_message_bytes=int(env.get("ARENA_MAX_MESSAGE_BYTES", 1024 * 1024)),
+            max_streams=int(env.get("ARENA_MAX_STREAMS", 16)),
+            max_matches_per_bot=int(env.get("ARENA_MAX_MATCHES_PER_BOT", 8)),
+        )
+
+    def channel_options(self) -> list[tuple[str, int]]:
+        """gRPC server options: message size limits, keepalive, streams per connection."""
+        return [
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+            ("grpc.max_send_message_length", 4 * self.max_message_bytes),
+            ("grpc.max_concurrent_streams", self.max_streams),
+            ("grpc.keepalive_time_ms", self.keepalive_ms),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ]
