@@ -1,0 +1,239 @@
+"""The match runner: one match from the first deal to the outcome, whoever the players are.
+
+It drives the game contract (``to_act``, ``legal_actions``, ``apply``), asks every seat in
+``to_act()`` (all at once when the decision is simultaneous), keeps the clock, hands out
+strikes and forfeits, and writes the transcript. It knows nothing of sockets, queues or the
+store.
+
+Clock rules: each decision has ``Clock.move`` seconds; time beyond that comes out of the
+seat's ``Clock.bank`` for the whole match. A seat that runs out, answers with an action
+that is not legal, answers with something that is not an action id, or is disconnected
+gets a strike and the referee plays a random legal action for it, drawn from a stream
+seeded by the match seed and the turn id (so the match stays reproducible). After
+``Clock.strikes`` strikes the seat forfeits: it is ranked last whatever the cards say, and
+the match plays on with random actions in its place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena import games
+
+from .players import Disconnected, Player, Turn
+from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time control of a match: seconds per move, the overage bank, strikes to forfeit."""
+
+    move: float = 2.0
+    bank: float = 30.0
+    strikes: int = 3
+
+
+@dataclass
+class MatchResult:
+    """The outcome of one match and its transcript.
+
+    ``ranks`` are the final standings (forfeited seats last); ``game_ranks`` and ``scores``
+    are what the rules said."""
+
+    match_id: str
+    game: str
+    version: str
+    options: dict[str, Any]
+    seed: int
+    num_players: int
+    scores: list[float]
+    game_ranks: list[int]
+    ranks: list[int]
+    strikes: list[int]
+    forfeited: list[bool]
+    capped: bool
+    duration: float
+    decisions: list[Decision] = field(default_factory=list)
+
+    def codes(self) -> dict[str, int]:
+        """How many decisions ended with each outcome code."""
+        counts: dict[str, int] = {}
+        for decision in self.decisions:
+            counts[decision.code] = counts.get(decision.code, 0) + 1
+        return counts
+
+    def transcript(self) -> dict[str, Any]:
+        """JSON-ready transcript; ``arena.referee.replay`` reproduces the match from it."""
+        return {
+            "match_id": self.match_id,
+            "game": self.game,
+            "version": self.version,
+            "options": self.options,
+            "seed": self.seed,
+            "num_players": self.num_players,
+            "scores": self.scores,
+            "game_ranks": self.game_ranks,
+            "ranks": self.ranks,
+            "strikes": self.strikes,
+            "forfeited": self.forfeited,
+            "capped": self.capped,
+            "decisions": [d.to_json() for d in self.decisions],
+        }
+
+
+def final_ranks(game_ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """Ranks with forfeited seats last (sharing the last rank) and the others re-ranked
+    among themselves, ties kept."""
+    alive = [s for s, out in enumerate(forfeited) if not out]
+    ranks = [len(alive) + 1] * len(game_ranks)
+    for seat in alive:
+        ranks[seat] = 1 + sum(1 for other in alive if game_ranks[other] < game_ranks[seat])
+    return ranks
+
+
+class _Table:
+    """The runner's bookkeeping for one match in progress."""
+
+    def __init__(self, match_id: str, seed: int, players: Sequence[Player], clock: Clock) -> None:
+        self.match_id = match_id
+        self.seed = seed
+        self.players = players
+        self.clock = clock
+        n = len(players)
+        self.bank = [clock.bank] * n
+        self.strikes = [0] * n
+        self.forfeited = [False] * n
+        self.next_turn = 0
+
+    def fallback(self, turn_id: int, legal: list[str]) -> str:
+        return random.Random(f"referee:{self.seed}:{turn_id}").choice(legal)
+
+    async def ask(self, state: games.State, seat: int) -> tuple[int, str, float, str]:
+        """Ask ``seat`` for a decision: (turn id, action to apply, seconds taken, code)."""
+        turn_id = self.next_turn
+        self.next_turn += 1
+        legal = state.legal_actions(seat)
+        if self.forfeited[seat]:
+            return turn_id, self.fallback(turn_id, legal), 0.0, FORFEITED
+        player = self.players[seat]
+        allowed = self.clock.move + self.bank[seat]
+        turn = Turn(
+            match_id=self.match_id,
+            turn_id=turn_id,
+            seat=seat,
+            observation=state.observation(seat),
+            legal_actions=legal,
+            deadline=time.time() + self.clock.move,
+            time_bank=self.bank[seat],
+            move_time=self.clock.move,
+        )
+        start = time.perf_counter()
+        action: Any = None
+        try:
+            if player.in_process:
+                action = await player.act(turn)
+            else:
+                action = await asyncio.wait_for(player.act(turn), allowed)
+            code = OK
+        except TimeoutError:
+            code = TIMEOUT
+        except Disconnected:
+            code = DISCONNECTED
+        except Exception:  # a player that crashes has not given an action id
+            code = MALFORMED
+        elapsed = time.perf_counter() - start
+        if code == OK:
+            if elapsed > allowed:
+                code = TIMEOUT
+            elif not isinstance(action, str):
+                code = MALFORMED
+            elif action not in legal:
+                code = ILLEGAL
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.clock.move))
+        if code != OK:
+            self.strikes[seat] += 1
+            if self.strikes[seat] >= self.clock.strikes:
+                self.forfeited[seat] = True
+            action = self.fallback(turn_id, legal)
+        return turn_id, action, elapsed, code
+
+
+async def run_match(
+    game: str,
+    players: Sequence[Player],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    clock: Clock | None = None,
+    match_id: str = "",
+) -> MatchResult:
+    """Play one match of ``game`` with ``players[seat]`` in each seat.
+
+    Returns the outcome and transcript. Rule errors propagate; player errors never do."""
+    rules = games.get(game)
+    state = rules.new_state(len(players), seed, options)
+    table = _Table(match_id, seed, players, clock or Clock())
+    decisions: list[Decision] = []
+    started = time.perf_counter()
+    while seats := state.to_act():
+        if len(seats) == 1:
+            answers = [await table.ask(state, seats[0])]
+        else:
+            # Simultaneous decision: every seat is asked on the same state, none sees
+            # another's choice; actions are then applied in seat order.
+            answers = await asyncio.gather(*(table.ask(state, seat) for seat in seats))
+        for seat, (turn_id, action, elapsed, code) in zip(seats, answers, strict=True):
+            if len(seats) > 1 and (seat not in state.to_act() or action not in state.legal_actions(seat)):
+                continue  # an earlier seat's action changed this seat's decision: ask again
+            state.apply(seat, action)
+            decisions.append(Decision(turn_id, seat, action, elapsed * 1000.0, code))
+    outcome = state.outcome()
+    result = MatchResult(
+        match_id=match_id,
+        game=rules.name,
+        version=rules.version,
+        options=dict(state.options),
+        seed=int(seed),
+        num_players=len(players),
+        scores=list(outcome.scores),
+        game_ranks=list(outcome.ranks),
+        ranks=final_ranks(outcome.ranks, table.forfeited),
+        strikes=table.strikes,
+        forfeited=table.forfeited,
+        capped=state.capped(),
+        duration=time.perf_counter() - started,
+        decisions=decisions,
+    )
+    summary = {"match_id": match_id, "scores": result.scores, "ranks": result.ranks}
+    for player in players:
+        try:
+            await player.match_ended(summary)
+        except Exception:  # a bot that is gone cannot change a finished match
+            pass
+    return result
+
+
+def play_match(
+    game: str,
+    players: Sequence[Player],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    clock: Clock | None = None,
+    match_id: str = "",
+) -> MatchResult:
+    """``run_match`` from synchronous code.
+
+    Each thread keeps one event loop for all its matches: creating a loop per match costs
+    more than a whole house-bot match of most games."""
+    loop = getattr(_thread_loop, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _thread_loop.loop = asyncio.new_event_loop()
+    return loop.run_until_complete(run_match(game, players, seed, options, clock, match_id))
+
+
+_thread_loop = threading.local()

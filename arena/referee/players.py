@@ -1,0 +1,98 @@
+"""What the runner asks and who answers: ``Turn`` and the ``Player`` protocol.
+
+A player is any object with one coroutine, ``act(turn) -> action id``. House bots answer
+in-process; an external bot's player forwards the turn through a mailbox to the gateway and
+awaits the move. The runner owns the clock: a player may be told its deadline, but the time
+that counts is the one the runner measures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from arena.games import house
+
+
+class Disconnected(Exception):
+    """Raised by a player whose bot is gone (stream closed, mailbox expired)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One decision asked of one seat.
+
+    ``deadline`` is wall-clock epoch seconds (``time.time()``) when the per-move time runs
+    out; after it the seat spends its ``time_bank`` (seconds left, shared by the match).
+    ``turn_id`` is unique within the match, so a late or repeated answer can be told apart.
+    """
+
+    match_id: str
+    turn_id: int
+    seat: int
+    observation: dict[str, Any]
+    legal_actions: list[str]
+    deadline: float
+    time_bank: float
+    move_time: float = 2.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The turn as JSON-ready data (what a mailbox carries)."""
+        return {
+            "match_id": self.match_id,
+            "turn_id": self.turn_id,
+            "seat": self.seat,
+            "observation": self.observation,
+            "legal_actions": list(self.legal_actions),
+            "deadline": self.deadline,
+            "time_bank": self.time_bank,
+            "move_time": self.move_time,
+        }
+
+
+@runtime_checkable
+class Player(Protocol):
+    """One seat's decision maker for one match.
+
+    ``in_process`` players (house bots) are awaited without a timer task: they cannot be
+    interrupted anyway, and their time is still measured and charged afterwards."""
+
+    in_process: bool
+
+    async def act(self, turn: Turn) -> str:
+        """The chosen action id for ``turn``; raise ``Disconnected`` if the bot is gone."""
+        ...
+
+    async def match_ended(self, result: dict[str, Any]) -> None:
+        """Told once the match is over (external players forward it to the bot)."""
+        ...
+
+
+@dataclass
+class HousePlayer:
+    """A house bot (``arena.games.house``) as a player.
+
+    ``think`` seconds are slept before each answer: a paced house bot stands in for a slow
+    external bot in load tests and fault drills."""
+
+    game: str
+    strategy: str
+    seat: int
+    seed: int
+    think: float = 0.0
+    in_process: bool = True
+    _bot: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._bot = house.house_bot(self.game, self.strategy, self.seat, self.seed)
+        if self.think > 0:
+            self.in_process = False  # it yields to the loop, so it can be timed out
+
+    async def act(self, turn: Turn) -> str:
+        if self.think > 0:
+            await asyncio.sleep(self.think)
+        return self._bot.act(turn.observation, turn.legal_actions)
+
+    async def match_ended(self, result: dict[str, Any]) -> None:
+        return None
