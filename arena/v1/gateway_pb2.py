@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/gateway.proto\x12\x08\x61rena.v1\"v\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\x1e\n\x04move\x18\x02 \x01(\x0b\x32\x0e.arena.v1.MoveH\x00\x12\x1e\n\x04pong\x18\x03 \x01(\x0b\x32\x0e.arena.v1.PongH\x00\x42\x06\n\x04\x62ody\";\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\r\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\"V\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\x10\n\x06\x61\x63tion\x18\x03 \x01(\tH\x00\x12\x0f\n\x05index\x18\x04 \x01(\rH\x00\x42\x08\n\x06\x63hoice\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\xb2\x02\n\x0eRefereeMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x1e\n\x04turn\x18\x03 \x01(\x0b\x32\x0e.arena.v1.TurnH\x00\x12+\n\x0bmove_result\x18\x04 \x01(\x0b\x32\x14.arena.v1.MoveResultH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12\x1e\n\x04ping\x18\x06 \x01(\x0b\x32\x0e.arena.v1.PingH\x00\x12\'\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x16.arena.v1.GatewayErrorH\x00\x42\x06\n\x04\x62ody\"@\n\x07Welcome\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0bmax_matches\x18\x03 \x01(\r\"\xbf\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0coptions_json\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x13\n\x0bnum_players\x18\x05 \x01(\r\x12\x0f\n\x07players\x18\x06 \x03(\t\x12\x18\n\x10move_deadline_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\x12\x15\n\rtournament_id\x18\t \x01(\t\"\xb1\x01\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x18\n\x10observation_json\x18\x04 \x01(\t\x12\x15\n\rlegal_actions\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x1c\n\x14last_move_latency_ms\x18\x08 \x01(\r\"\x8c\x02\n\nMoveResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\'\n\x04\x63ode\x18\x03 \x01(\x0e\x32\x19.arena.v1.MoveResult.Code\x12\x16\n\x0e\x61pplied_action\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\r\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\x12\x12\n\nlatency_ms\x18\x07 \x01(\r\"e\n\x04\x43ode\x12\x14\n\x10\x43ODE_UNSPECIFIED\x10\x00\x12\x06\n\x02OK\x10\x01\x12\x0b\n\x07TIMEOUT\x10\x02\x12\x0b\n\x07ILLEGAL\x10\x03\x12\r\n\tMALFORMED\x10\x04\x12\x08\n\x04LATE\x10\x05\x12\x0c\n\x08REJECTED\x10\x06\"`\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x01\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\"-\n\x0cGatewayError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t2K\n\nBotGateway\x12=\n\x07\x43onnect\x12\x14.arena.v1.BotMessage\x1a\x18.arena.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/gateway.proto\x12\x08\x61rena.v1\"v\n\nBotMessage\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\x1e\n\x04move\x18\x02 \x01(\x0b\x32\x0e.arena.v1.MoveH\x00\x12\x1e\n\x04pong\x18\x03 \x01(\x0b\x32\x0e.arena.v1.PongH\x00\x42\x06\n\x04\x62ody\"V\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\r\x12\x0e\n\x06\x63lient\x18\x03 \x01(\t\x12\x19\n\x11want_sample_state\x18\x04 \x01(\x08\"V\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\x10\n\x06\x61\x63tion\x18\x03 \x01(\tH\x00\x12\x0f\n\x05index\x18\x04 \x01(\rH\x00\x42\x08\n\x06\x63hoice\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\xb2\x02\n\x0eRefereeMessage\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x1e\n\x04turn\x18\x03 \x01(\x0b\x32\x0e.arena.v1.TurnH\x00\x12+\n\x0bmove_result\x18\x04 \x01(\x0b\x32\x14.arena.v1.MoveResultH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12\x1e\n\x04ping\x18\x06 \x01(\x0b\x32\x0e.arena.v1.PingH\x00\x12\'\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x16.arena.v1.GatewayErrorH\x00\x42\x06\n\x04\x62ody\"@\n\x07Welcome\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0bmax_matches\x18\x03 \x01(\r\"\xbf\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x14\n\x0coptions_json\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x13\n\x0bnum_players\x18\x05 \x01(\r\x12\x0f\n\x07players\x18\x06 \x03(\t\x12\x18\n\x10move_deadline_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\x12\x15\n\rtournament_id\x18\t \x01(\t\"\xcc\x01\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x18\n\x10observation_json\x18\x04 \x01(\t\x12\x15\n\rlegal_actions\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x1c\n\x14last_move_latency_ms\x18\x08 \x01(\r\x12\x19\n\x11sample_state_json\x18\t \x01(\t\"\x8c\x02\n\nMoveResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\'\n\x04\x63ode\x18\x03 \x01(\x0e\x32\x19.arena.v1.MoveResult.Code\x12\x16\n\x0e\x61pplied_action\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\r\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\x12\x12\n\nlatency_ms\x18\x07 \x01(\r\"e\n\x04\x43ode\x12\x14\n\x10\x43ODE_UNSPECIFIED\x10\x00\x12\x06\n\x02OK\x10\x01\x12\x0b\n\x07TIMEOUT\x10\x02\x12\x0b\n\x07ILLEGAL\x10\x03\x12\r\n\tMALFORMED\x10\x04\x12\x08\n\x04LATE\x10\x05\x12\x0c\n\x08REJECTED\x10\x06\"`\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x01\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\"-\n\x0cGatewayError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t2K\n\nBotGateway\x12=\n\x07\x43onnect\x12\x14.arena.v1.BotMessage\x1a\x18.arena.v1.RefereeMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,29 +34,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BOTMESSAGE']._serialized_start=36
   _globals['_BOTMESSAGE']._serialized_end=154
   _globals['_HELLO']._serialized_start=156
-  _globals['_HELLO']._serialized_end=215
-  _globals['_MOVE']._serialized_start=217
-  _globals['_MOVE']._serialized_end=303
-  _globals['_PONG']._serialized_start=305
-  _globals['_PONG']._serialized_end=326
-  _globals['_REFEREEMESSAGE']._serialized_start=329
-  _globals['_REFEREEMESSAGE']._serialized_end=635
-  _globals['_WELCOME']._serialized_start=637
-  _globals['_WELCOME']._serialized_end=701
-  _globals['_MATCHSTARTED']._serialized_start=704
-  _globals['_MATCHSTARTED']._serialized_end=895
-  _globals['_TURN']._serialized_start=898
-  _globals['_TURN']._serialized_end=1075
-  _globals['_MOVERESULT']._serialized_start=1078
-  _globals['_MOVERESULT']._serialized_end=1346
-  _globals['_MOVERESULT_CODE']._serialized_start=1245
-  _globals['_MOVERESULT_CODE']._serialized_end=1346
-  _globals['_MATCHENDED']._serialized_start=1348
-  _globals['_MATCHENDED']._serialized_end=1444
-  _globals['_PING']._serialized_start=1446
-  _globals['_PING']._serialized_end=1467
-  _globals['_GATEWAYERROR']._serialized_start=1469
-  _globals['_GATEWAYERROR']._serialized_end=1514
-  _globals['_BOTGATEWAY']._serialized_start=1516
-  _globals['_BOTGATEWAY']._serialized_end=1591
+  _globals['_HELLO']._serialized_end=242
+  _globals['_MOVE']._serialized_start=244
+  _globals['_MOVE']._serialized_end=330
+  _globals['_PONG']._serialized_start=332
+  _globals['_PONG']._serialized_end=353
+  _globals['_REFEREEMESSAGE']._serialized_start=356
+  _globals['_REFEREEMESSAGE']._serialized_end=662
+  _globals['_WELCOME']._serialized_start=664
+  _globals['_WELCOME']._serialized_end=728
+  _globals['_MATCHSTARTED']._serialized_start=731
+  _globals['_MATCHSTARTED']._serialized_end=922
+  _globals['_TURN']._serialized_start=925
+  _globals['_TURN']._serialized_end=1129
+  _globals['_MOVERESULT']._serialized_start=1132
+  _globals['_MOVERESULT']._serialized_end=1400
+  _globals['_MOVERESULT_CODE']._serialized_start=1299
+  _globals['_MOVERESULT_CODE']._serialized_end=1400
+  _globals['_MATCHENDED']._serialized_start=1402
+  _globals['_MATCHENDED']._serialized_end=1498
+  _globals['_PING']._serialized_start=1500
+  _globals['_PING']._serialized_end=1521
+  _globals['_GATEWAYERROR']._serialized_start=1523
+  _globals['_GATEWAYERROR']._serialized_end=1568
+  _globals['_BOTGATEWAY']._serialized_start=1570
+  _globals['_BOTGATEWAY']._serialized_end=1645
 # @@protoc_insertion_point(module_scope)

@@ -18,14 +18,16 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client")
+    __slots__ = ("games", "max_matches", "client", "want_sample_state")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    WANT_SAMPLE_STATE_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ...) -> None: ...
+    want_sample_state: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("match_id", "turn_id", "action", "index")
@@ -96,7 +98,7 @@ class MatchStarted(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ..., seat: _Optional[int] = ..., num_players: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., move_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., tournament_id: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("match_id", "turn_id", "seat", "observation_json", "legal_actions", "deadline_ms", "time_bank_ms", "last_move_latency_ms")
+    __slots__ = ("match_id", "turn_id", "seat", "observation_json", "legal_actions", "deadline_ms", "time_bank_ms", "last_move_latency_ms", "sample_state_json")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +107,7 @@ class Turn(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     LAST_MOVE_LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_STATE_JSON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     turn_id: int
     seat: int
@@ -113,7 +116,8 @@ class Turn(_message.Message):
     deadline_ms: int
     time_bank_ms: int
     last_move_latency_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions: _Optional[_Iterable[str]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., last_move_latency_ms: _Optional[int] = ...) -> None: ...
+    sample_state_json: str
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions: _Optional[_Iterable[str]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., last_move_latency_ms: _Optional[int] = ..., sample_state_json: _Optional[str] = ...) -> None: ...
 
 class MoveResult(_message.Message):
     __slots__ = ("match_id", "turn_id", "code", "applied_action", "strikes", "detail", "latency_ms")

@@ -1,0 +1,256 @@
+"""The mailbox between the match runner and the gateway.
+
+The runner (in a worker, anywhere) and the gateway (where the bot's stream is) never talk
+directly. Through the mailbox:
+
+- the runner *delivers* messages for a bot (match started, turn, move result, match ended)
+  and *awaits the move* for one (match, turn);
+- the gateway *collects* a bot's messages to send down its stream, *posts moves* it read
+  from the stream, and keeps the bot's *presence* (which connection is live, and since when
+  it has been gone).
+
+Two implementations with the same behaviour: ``LocalMailbox`` (in-process, the embedded
+default) and ``RedisMailbox`` (lists and keys in Redis, so a worker on one machine can run a
+match whose bots are connected to gateways on others).
+
+Every message is a JSON-ready dict with a ``kind``. Pending turns are kept per bot until
+decided, so a bot that reconnects is sent them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from typing import Any
+
+# How long mailbox keys outlive their use in Redis: long enough for any match, short enough
+# that a crashed worker leaves no garbage behind for ever.
+KEY_TTL = 6 * 3600
+
+
+class Mailbox:
+    """The interface both implementations share (all coroutines)."""
+
+    async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` for the bot; a ``turn`` is also kept pending until decided."""
+        raise NotImplementedError
+
+    async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
+        """The bot's next message, waiting up to ``timeout`` seconds."""
+        raise NotImplementedError
+
+    async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
+        """Turns delivered to the bot and not yet decided (sent again on reconnect)."""
+        raise NotImplementedError
+
+    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
+        """The turn is decided: forget it as pending."""
+        raise NotImplementedError
+
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+        """A bot's answer for (match, turn), for the runner."""
+        raise NotImplementedError
+
+    async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
+        """The answer for (match, turn), or None after ``timeout`` seconds."""
+        raise NotImplementedError
+
+    async def claim(self, bot_id: str, connection: str) -> None:
+        """``connection`` is now the bot's live stream (a newer one replaces an older).
+        The gateway calls it again as a heartbeat while the stream lives."""
+        raise NotImplementedError
+
+    async def release(self, bot_id: str, connection: str) -> None:
+        """``connection`` ended; the bot is gone unless a newer connection holds it."""
+        raise NotImplementedError
+
+    async def holder(self, bot_id: str) -> str | None:
+        """The connection that holds the bot now, or None."""
+        raise NotImplementedError
+
+    async def offline_since(self, bot_id: str) -> float | None:
+        """Epoch seconds since the bot has had no live connection (None when connected;
+        the Unix epoch when it has never connected)."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Release resources."""
+
+
+def _turn_key(message: dict[str, Any]) -> str:
+    return f"{message['match_id']}:{message['turn_id']}"
+
+
+class LocalMailbox(Mailbox):
+    """In-process mailbox, safe across threads and event loops: the embedded runner may run
+    in a worker thread with its own loop while the gateway serves on another."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._inbox: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
+        self._pending: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        self._moves: dict[str, dict[str, Any]] = {}
+        self._holders: dict[str, str] = {}
+        self._gone_since: dict[str, float] = {}
+
+    def _wait_for(self, ready: Any, timeout: float) -> Any:
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while (value := ready()) is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(min(left, 0.25))
+            return value
+
+    async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
+        with self._lock:
+            if message.get("kind") == "turn":
+                self._pending[bot_id][_turn_key(message)] = message
+            self._inbox[bot_id].append(message)
+            self._lock.notify_all()
+
+    async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
+        def ready() -> dict[str, Any] | None:
+            box = self._inbox.get(bot_id)
+            return box.popleft() if box else None
+
+        return await asyncio.to_thread(self._wait_for, ready, timeout)
+
+    async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return sorted(self._pending[bot_id].values(), key=lambda m: (m["match_id"], m["turn_id"]))
+
+    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
+        with self._lock:
+            self._pending[bot_id].pop(f"{match_id}:{turn_id}", None)
+
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+        with self._lock:
+            self._moves.setdefault(f"{match_id}:{turn_id}", move)  # the first answer counts
+            self._lock.notify_all()
+
+    async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
+        key = f"{match_id}:{turn_id}"
+        return await asyncio.to_thread(self._wait_for, lambda: self._moves.pop(key, None), timeout)
+
+    async def claim(self, bot_id: str, connection: str) -> None:
+        with self._lock:
+            self._holders[bot_id] = connection
+            self._gone_since.pop(bot_id, None)
+
+    async def release(self, bot_id: str, connection: str) -> None:
+        with self._lock:
+            if self._holders.get(bot_id) == connection:
+                del self._holders[bot_id]
+                self._gone_since[bot_id] = time.time()
+
+    async def holder(self, bot_id: str) -> str | None:
+        with self._lock:
+            return self._holders.get(bot_id)
+
+    async def offline_since(self, bot_id: str) -> float | None:
+        with self._lock:
+            if bot_id in self._holders:
+                return None
+            return self._gone_since.get(bot_id, 0.0)
+
+
+class RedisMailbox(Mailbox):
+    """The mailbox in Redis.
+
+    Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from;
+    ``pending:{bot}`` a hash of undecided turns; ``move:{match}:{turn}`` a one-element list
+    the runner pops with a timeout; ``holder:{bot}`` the live connection, refreshed by the
+    gateway's heartbeat and expiring ``presence_ttl`` seconds after the gateway dies;
+    ``seen:{bot}`` when the bot was last known connected (heartbeat or leaving)."""
+
+    def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0) -> None:
+        import redis.asyncio as aioredis
+
+        self._url = url
+        self._factory = aioredis.from_url
+        self._clients: dict[int, Any] = {}
+        self.prefix = prefix
+        self.presence_ttl = presence_ttl
+
+    @property
+    def redis(self) -> Any:
+        """One client per event loop: redis.asyncio connections belong to the loop that
+        made them, and the runner and the gateway may live on different loops."""
+        loop = id(asyncio.get_running_loop())
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._factory(self._url, decode_responses=True)
+        return client
+
+    def _k(self, *parts: Any) -> str:
+        return self.prefix + ":".join(str(p) for p in parts)
+
+    async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
+        data = json.dumps(message)
+        pipe = self.redis.pipeline(transaction=True)
+        if message.get("kind") == "turn":
+            pipe.hset(self._k("pending", bot_id), _turn_key(message), data)
+            pipe.expire(self._k("pending", bot_id), KEY_TTL)
+        pipe.rpush(self._k("inbox", bot_id), data)
+        pipe.expire(self._k("inbox", bot_id), KEY_TTL)
+        await pipe.execute()
+
+    async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
+        got = await self.redis.blpop([self._k("inbox", bot_id)], timeout=max(timeout, 0.01))
+        return json.loads(got[1]) if got else None
+
+    async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
+        raw = await self.redis.hvals(self._k("pending", bot_id))
+        return sorted((json.loads(r) for r in raw), key=lambda m: (m["match_id"], m["turn_id"]))
+
+    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
+        await self.redis.hdel(self._k("pending", bot_id), f"{match_id}:{turn_id}")
+
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+        key = self._k("move", match_id, turn_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.rpush(key, json.dumps(move))
+        pipe.expire(key, 60)  # an answer nobody waits for any more expires on its own
+        await pipe.execute()
+
+    async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
+        got = await self.redis.blpop([self._k("move", match_id, turn_id)], timeout=max(timeout, 0.01))
+        return json.loads(got[1]) if got else None
+
+    async def claim(self, bot_id: str, connection: str) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(self._k("holder", bot_id), connection, px=int(self.presence_ttl * 1000))
+        pipe.set(self._k("seen", bot_id), repr(time.time()), ex=KEY_TTL)
+        await pipe.execute()
+
+    async def release(self, bot_id: str, connection: str) -> None:
+        # Only the holder may let go: a replaced connection must not log out its successor.
+        script = (
+            "if redis.call('get', KEYS[1]) == ARGV[1] then "
+            "redis.call('del', KEYS[1]); redis.call('set', KEYS[2], ARGV[2], 'EX', ARGV[3]) end"
+        )
+        await self.redis.eval(script, 2, self._k("holder", bot_id), self._k("seen", bot_id),
+                              connection, repr(time.time()), KEY_TTL)
+
+    async def holder(self, bot_id: str) -> str | None:
+        value = await self.redis.get(self._k("holder", bot_id))
+        return str(value) if value is not None else None
+
+    async def offline_since(self, bot_id: str) -> float | None:
+        if await self.redis.exists(self._k("holder", bot_id)):
+            return None
+        seen = await self.redis.get(self._k("seen", bot_id))
+        return float(seen) if seen is not None else 0.0
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            try:
+                await client.aclose()
+            except RuntimeError:  # its loop is already closed
+                pass
+        self._clients.clear()

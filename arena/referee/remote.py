@@ -1,0 +1,124 @@
+"""An external bot as a player of the match runner, reached through the mailbox.
+
+The runner asks ``act(turn)``; the player delivers the turn to the bot's mailbox, waits for
+the move the gateway posts back, and turns it into an action id. The runner keeps the clock
+(it cancels ``act`` when the bot's time is up); this side only knows about the connection:
+a bot that has had no live stream for longer than the grace period forfeits at once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .mailbox import Mailbox
+from .players import Disconnected, Turn
+
+POLL = 0.5  # seconds between looks at the bot's presence while waiting for its move
+
+
+class Forfeited(Disconnected):
+    """The bot stayed away past the grace period: the seat forfeits the match now."""
+
+
+@dataclass
+class MatchInfo:
+    """What a bot is told when its match starts."""
+
+    match_id: str
+    game: str
+    options: dict[str, Any]
+    seat: int
+    num_players: int
+    players: list[str]
+    move_deadline_ms: int
+    time_bank_ms: int
+    tournament_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "match_started", **self.__dict__}
+
+
+@dataclass
+class RemotePlayer:
+    """One seat played by an external bot."""
+
+    mailbox: Mailbox
+    bot_id: str
+    info: MatchInfo
+    grace: float = 30.0
+    in_process: bool = False
+    _started: bool = field(default=False, init=False)
+    _last_latency_ms: int = field(default=0, init=False)
+
+    async def act(self, turn: Turn) -> Any:
+        if not self._started:
+            self._started = True
+            await self.mailbox.deliver(self.bot_id, self.info.to_json())
+        message = {
+            "kind": "turn",
+            "match_id": turn.match_id,
+            "turn_id": turn.turn_id,
+            "seat": turn.seat,
+            "observation": turn.observation,
+            "legal_actions": list(turn.legal_actions),
+            "deadline_ms": int(turn.move_time * 1000),
+            "time_bank_ms": int(turn.time_bank * 1000),
+            "last_move_latency_ms": self._last_latency_ms,
+            "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
+        }
+        sampler = getattr(turn, "sample_state", None)
+        if sampler is not None:
+            message["sample_state"] = sampler
+        sent = time.monotonic()
+        await self.mailbox.deliver(self.bot_id, message)
+        code, detail = "TIMEOUT", "no answer in time"
+        try:
+            move = await self._await_move(turn)
+            self._last_latency_ms = int((time.monotonic() - sent) * 1000)
+            action, code, detail = resolve(move, turn.legal_actions)
+            return action
+        except Forfeited:
+            code, detail = "TIMEOUT", f"disconnected for more than {self.grace:g} s: forfeit"
+            raise
+        finally:
+            await self.mailbox.settle(self.bot_id, turn.match_id, turn.turn_id)
+            await self.mailbox.deliver(self.bot_id, {
+                "kind": "move_result", "match_id": turn.match_id, "turn_id": turn.turn_id,
+                "code": code, "detail": detail, "latency_ms": self._last_latency_ms})
+
+    async def _await_move(self, turn: Turn) -> dict[str, Any]:
+        while True:
+            move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
+            if move is not None:
+                return move
+            since = await self.mailbox.offline_since(self.bot_id)
+            if since is not None and time.time() - since > self.grace:
+                raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
+
+    async def match_ended(self, result: dict[str, Any]) -> None:
+        seat = self.info.seat
+        await self.mailbox.deliver(self.bot_id, {
+            "kind": "match_ended", "match_id": self.info.match_id,
+            "scores": result.get("scores", []), "ranks": result.get("ranks", []),
+            "forfeited": bool(result.get("forfeited", [False] * (seat + 1))[seat]),
+            "reason": result.get("reason", "finished")})
+
+
+def resolve(move: dict[str, Any], legal: list[str]) -> tuple[Any, str, str]:
+    """(action to hand the runner, code, detail) for a posted move. A move by index picks
+    from the legal list; anything unreadable is handed on as ``None`` (malformed)."""
+    if "malformed" in move:
+        return None, "MALFORMED", str(move["malformed"])
+    if "index" in move:
+        index = move["index"]
+        if isinstance(index, int) and 0 <= index < len(legal):
+            return legal[index], "OK", ""
+        return None, "MALFORMED", f"index {index!r} out of range 0..{len(legal) - 1}"
+    action = move.get("action")
+    if not isinstance(action, str):
+        return None, "MALFORMED", "no action"
+    if action not in legal:
+        return action, "ILLEGAL", f"{action[:80]!r} is not a legal action"
+    return action, "OK", ""

@@ -1,0 +1,58 @@
+"""The one place where the gateway's mailbox messages (plain dicts) become protobuf
+``RefereeMessage`` and a bot's protobuf ``Move`` becomes a mailbox move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games import dumps
+from arena.v1 import gateway_pb2
+
+CODES = {name: gateway_pb2.MoveResult.Code.Value(name) for name in gateway_pb2.MoveResult.Code.keys()}
+
+
+def to_referee_message(message: dict[str, Any], want_sample_state: bool = False) -> gateway_pb2.RefereeMessage:
+    """A mailbox message for a bot, as it goes down the stream."""
+    kind = message["kind"]
+    if kind == "match_started":
+        return gateway_pb2.RefereeMessage(match_started=gateway_pb2.MatchStarted(
+            match_id=message["match_id"], game=message["game"], options_json=dumps(message["options"]),
+            seat=message["seat"], num_players=message["num_players"], players=message["players"],
+            move_deadline_ms=message["move_deadline_ms"], time_bank_ms=message["time_bank_ms"],
+            tournament_id=message.get("tournament_id", "")))
+    if kind == "turn":
+        turn = gateway_pb2.Turn(
+            match_id=message["match_id"], turn_id=message["turn_id"], seat=message["seat"],
+            observation_json=dumps(message["observation"]), legal_actions=message["legal_actions"],
+            deadline_ms=message["deadline_ms"], time_bank_ms=message["time_bank_ms"],
+            last_move_latency_ms=message.get("last_move_latency_ms", 0))
+        if want_sample_state and message.get("sample_state") is not None:
+            turn.sample_state_json = dumps(message["sample_state"])
+        return gateway_pb2.RefereeMessage(turn=turn)
+    if kind == "move_result":
+        return gateway_pb2.RefereeMessage(move_result=move_result(
+            message["match_id"], message["turn_id"], message["code"], message.get("detail", ""),
+            latency_ms=message.get("latency_ms", 0), applied=message.get("applied_action", ""),
+            strikes=message.get("strikes", 0)))
+    if kind == "match_ended":
+        return gateway_pb2.RefereeMessage(match_ended=gateway_pb2.MatchEnded(
+            match_id=message["match_id"], scores=message["scores"], ranks=message["ranks"],
+            forfeited=message.get("forfeited", False), reason=message.get("reason", "finished")))
+    raise ValueError(f"unknown mailbox message kind {kind!r}")
+
+
+def move_result(match_id: str, turn_id: int, code: str, detail: str = "", *, latency_ms: int = 0,
+                applied: str = "", strikes: int = 0) -> gateway_pb2.MoveResult:
+    return gateway_pb2.MoveResult(match_id=match_id, turn_id=turn_id, code=CODES[code], detail=detail,
+                                  latency_ms=latency_ms, applied_action=applied, strikes=strikes)
+
+
+def to_mailbox_move(move: gateway_pb2.Move) -> dict[str, Any]:
+    """A bot's move as the runner reads it: by action id, by index, or malformed."""
+    choice = move.WhichOneof("choice")
+    if choice == "action":
+        return {"action": move.action}
+    if choice == "index":
+        return {"index": move.index}
+    return {"malformed": "a move needs an action or an index"}
+

@@ -1,0 +1,86 @@
+"""External bots over a real gRPC gateway with the in-process mailbox: real SDK bot
+processes, real sockets on loopback, the real match runner."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena import games
+from arena.referee import Clock, HousePlayer, run_match
+from arena.referee.gateway import BotIdentity, Gateway
+from arena.referee.mailbox import LocalMailbox
+from arena.referee.remote import MatchInfo, RemotePlayer
+from arena.server.settings import ServerSettings
+from arena.v1 import gateway_pb2_grpc
+
+from .conftest import ServerThread
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKENS = {"tok-alice": BotIdentity("1", "alice"), "tok-bob": BotIdentity("2", "bob")}
+GAME = "crazy_eights" if "crazy_eights" in games.names() else games.names()[0]
+
+
+async def by_token(token: str) -> BotIdentity | None:
+    return TOKENS.get(token)
+
+
+@pytest.fixture
+def gateway() -> Iterator[tuple[ServerThread, LocalMailbox]]:
+    mailbox = LocalMailbox()
+    servicer = Gateway(mailbox, by_token, heartbeat=0.2)
+    server = ServerThread(ServerSettings(address="127.0.0.1:0"),
+                          [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
+    yield server, mailbox
+    server.stop()
+
+
+def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", module, *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def wait_online(mailbox: LocalMailbox, bot_id: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if asyncio.run(mailbox.holder(bot_id)) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"bot {bot_id} never connected")
+
+
+def remote(mailbox: LocalMailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0) -> RemotePlayer:
+    info = MatchInfo(match_id=match_id, game=GAME, options={}, seat=seat, num_players=2,
+                     players=["alice", "house"], move_deadline_ms=2000, time_bank_ms=5000)
+    return RemotePlayer(mailbox, bot_id, info, grace=grace)
+
+
+def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = start_bot("bots.random_bot", server.address, "tok-alice")
+    try:
+        wait_online(mailbox, "1")
+        players = [remote(mailbox, "1", "m1", 0), HousePlayer(GAME, "random", 1, 5)]
+        result = asyncio.run(run_match(GAME, players, 5, clock=Clock(move=2.0, bank=5.0), match_id="m1"))
+    finally:
+        bot.terminate()
+        output = bot.communicate(timeout=10)[0].decode()
+    assert result.codes().keys() <= {"ok"}, result.codes()
+    assert sum(1 for d in result.decisions if d.seat == 0) > 0
+    assert "tok-alice" not in output, "the SDK must never log the token"
+
+
+def test_a_bad_token_is_refused_and_final(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, _ = gateway
+    bot = start_bot("bots.random_bot", server.address, "tok-wrong")
+    output = bot.communicate(timeout=30)[0].decode()
+    assert bot.returncode != 0 or "UNAUTHENTICATED" in output
+    assert "UNAUTHENTICATED" in output
