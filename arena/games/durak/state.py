@@ -333,7 +333,8 @@ class DurakState(State):
         if self.teams is not None:
             teams_left = {self.teams[s] for s in holders}
             if len(teams_left) <= 1:
-                self.losers = holders
+                # The team left holding cards loses together, members already out too.
+                self.losers = [s for s in range(self.num_players) if self.teams[s] in teams_left]
                 self.phase = OVER
                 return
         elif len(holders) <= 1:
