@@ -86,9 +86,5 @@ NUMBERS: tuple[int, ...] = tuple(sorted(LOCATIONS))
 BONUS_CARDS: tuple[BonusCard, ...] = _load_bonus_cards()
 
 # Fast lookups by card number (index 0 and gaps unused).
-TYPE: tuple[str, ...] = tuple(
-    LOCATIONS[n].type if n in LOCATIONS else "" for n in range(max(NUMBERS) + 1)
-)
-ENERGY: tuple[int, ...] = tuple(
-    LOCATIONS[n].energy if n in LOCATIONS else 0 for n in range(max(NUMBERS) + 1)
-)
+TYPE: tuple[str, ...] = tuple(LOCATIONS[n].type if n in LOCATIONS else "" for n in range(max(NUMBERS) + 1))
+ENERGY: tuple[int, ...] = tuple(LOCATIONS[n].energy if n in LOCATIONS else 0 for n in range(max(NUMBERS) + 1))

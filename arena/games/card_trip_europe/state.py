@@ -147,9 +147,7 @@ class CardTripState(State):
         own_choice = self.choice[seat]
         hand = [c for c in self.hands[seat] if own_choice is None or c not in own_choice]
         chosen = [c is not None for c in self.choice]
-        known = [
-            list(self.hands[t]) if t != seat and self._hand_known(seat, t) else [] for t in range(n)
-        ]
+        known = [list(self.hands[t]) if t != seat and self._hand_known(seat, t) else [] for t in range(n)]
         counts = [len(self.hands[t]) - (PLAY_COUNT if chosen[t] else 0) for t in range(n)]
         visible = set(self.hands[seat])
         for cards in (*known, *self.revealed):
@@ -207,4 +205,3 @@ def _entry(entry: int) -> dict[str, Any]:
 def _card(number: int) -> dict[str, Any]:
     card = LOCATIONS[number]
     return {"type": card.type, "energy": card.energy, "name": card.name}
-
