@@ -158,7 +158,7 @@ def test_attack_with_one_or_more_cards_of_one_rank() -> None:
     ("defender_hand", "options", "bout", "biggest"),
     [
         (["6C", "8C"], {}, 2, 2),  # no more cards than the defender holds
-        (["6C"] * 0 + ["6C", "8C", "TD", "QS", "KS", "AS", "9D", "JD"], {}, 2, 4),  # four sevens
+        (["6C", "8C", "TD", "QS", "KS", "AS", "9D", "JD"], {}, 2, 4),  # only four sevens
         (["6C", "8C", "TD", "QS", "KS", "AS"], {"attack_limits": "5/6"}, 1, 4),
     ],
 )

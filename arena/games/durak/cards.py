@@ -33,10 +33,17 @@ def in_order(group: list[str] | tuple[str, ...]) -> list[str]:
     return sorted(group, key=lambda c: (VALUE[c[0]], SUIT_ORDER[c[1]]))
 
 
-def groups(same_rank: list[str], most: int) -> list[list[str]]:
-    """Every non-empty choice of up to ``most`` cards among ``same_rank``."""
+def groups(same_rank: list[str], most: int) -> list[str]:
+    """Every non-empty choice of up to ``most`` cards among ``same_rank``, each written as
+    the cards joined by spaces in canonical order."""
+    if most <= 0:
+        return []
+    if len(same_rank) == 1:
+        return list(same_rank)  # the common case, kept cheap for fast playouts
     ordered = in_order(same_rank)
-    out: list[list[str]] = []
+    if most == 1:
+        return ordered
+    out: list[str] = []
     for size in range(1, min(most, len(ordered)) + 1):
-        out.extend(list(c) for c in combinations(ordered, size))
+        out.extend(" ".join(c) for c in combinations(ordered, size))
     return out

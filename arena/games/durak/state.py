@@ -201,16 +201,14 @@ class DurakState(State):
             by_rank.setdefault(c[0], []).append(c)
         if phase == LEAD:
             # durak 3.4.2: one or more cards of one rank.
-            return [
-                "attack " + " ".join(g) for same in by_rank.values() for g in groups(same, room)
-            ]
+            return ["attack " + g for same in by_rank.values() for g in groups(same, room)]
         # durak 3.4.2: only ranks already on the table may be added.
         on_table = {c[0] for c in self.attacks}
         on_table.update(c[0] for c in self.defences if c is not None)
         out = ["done"]
         for r, same in by_rank.items():
             if r in on_table:
-                out.extend("attack " + " ".join(g) for g in groups(same, room))
+                out.extend("attack " + g for g in groups(same, room))
         return out
 
     def _defences(self, hand: list[str]) -> list[str]:
@@ -241,9 +239,9 @@ class DurakState(State):
                 continue
             most = min(self.attack_cap() - laid, len(self.hands[target]) - laid)
             for g in groups(mine, most):
-                if self.options["shoving"] == "match" and len(g) != laid:
+                if self.options["shoving"] == "match" and g.count(" ") + 1 != laid:
                     continue
-                out.append("shove " + " ".join(g) + suffix)
+                out.append("shove " + g + suffix)
         return out
 
     def _apply(self, seat: int, action: str) -> None:
