@@ -38,6 +38,7 @@ class BackpackerState(State):
 
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
+        self._kind_cache: frozenset[str] | None = None
         self.years = int(options["years"])
         self.year = 0
         self.dealer = num_players - 1  # so that seat 0, left of the dealer, starts (3)
@@ -80,7 +81,7 @@ class BackpackerState(State):
         self._note(f"year {self.year} dealt by p{self.dealer}")
 
     def _kinds(self) -> frozenset[str]:
-        kinds: frozenset[str] | None = getattr(self, "_kind_cache", None)
+        kinds = self._kind_cache
         if kinds is None:
             kinds = frozenset(self._deck())
             self._kind_cache = kinds
@@ -90,7 +91,7 @@ class BackpackerState(State):
         return card in self._kinds()
 
     def _restore(self) -> None:
-        self._kind_cache: frozenset[str] | None = None
+        self._kind_cache = None
 
     def _note(self, text: str) -> None:
         self.log.append(text)
