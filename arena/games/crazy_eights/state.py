@@ -109,11 +109,11 @@ class CrazyEightsState(State):
             out.append(PENALTY_DRAW[self.penalty])
         elif self.phase == "drawn":
             # crazy_eights 4.3 Fastplay: the drawn card may be played at once, or kept.
-            c = self.drawn
-            assert c is not None
-            out += PLAY[c]
+            drawn = self.drawn
+            assert drawn is not None
+            out += PLAY[drawn]
             if table:
-                out += table[c]
+                out += table[drawn]
             out.append(PASS)
         else:
             wish = self.wish

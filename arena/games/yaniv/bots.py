@@ -1,0 +1,14 @@
+"""The Yaniv heuristic house bot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games import HouseBot
+
+
+class YanivHeuristic(HouseBot):
+    """Placeholder: first legal action."""
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        return legal_actions[0]
