@@ -233,7 +233,8 @@ def test_week_sets() -> None:
     assert breakdown(three)["weeks"] == 5
     assert breakdown(four)["weeks"] == 8
     # Weeks are separated by campsites, each scored on its own.
-    assert breakdown([*three, -200, *four])["weeks"] == 13
+    camp = next(n for n in NUMBERS if n not in used)
+    assert breakdown([*three, -camp, *four])["weeks"] == 13
 
 
 def test_repeated_types_in_a_week_count_once() -> None:
@@ -259,12 +260,10 @@ def test_city_scores_4_per_adjacent_attraction_on_both_sides() -> None:
 def test_two_rows_count_as_one_line() -> None:
     # card-trip-europe "TIP": "The last card of the top row and the first card of the bottom
     # row will then simply count as connected": the 8th and 9th cards are neighbours.
-    fillers = [n for n in NUMBERS if TYPE[n] == EVENT][:4]
+    events = [n for n in NUMBERS if TYPE[n] == EVENT]
     c = _low(CITY)
     a = _low(ATTRACTION, above=c)
-    top_row = [fillers[0], -fillers[1], fillers[2], -fillers[3], 200, -201, 202, c]
-    top_row[4:7] = [_low(PARK), -_low(PARK, above=_low(PARK)), _low(EVENT, above=fillers[3])]
-    assert len(top_row) == 8
+    top_row = [events[0], -events[1], events[2], -events[3], events[4], -events[5], events[6], c]
     assert breakdown([*top_row, a])["cities"] == 4
 
 
@@ -272,9 +271,10 @@ def test_two_rows_count_as_one_line() -> None:
 def test_national_parks(parks: int, points: int) -> None:
     # card-trip-europe "National parks": 1/3/6/10/15, "More than 5 parks do not earn extra".
     park_numbers = [n for n in NUMBERS if TYPE[n] == PARK][:parks]
+    camps = [n for n in NUMBERS if TYPE[n] == CITY]
     trip: list[int] = []
-    for n in park_numbers:
-        trip += [n, -(n + 1000)]  # campsites between them (not scored here)
+    for park, camp in zip(park_numbers, camps, strict=False):
+        trip += [park, -camp]  # one park per week
     assert breakdown(trip)["parks"] == points
 
 
@@ -307,7 +307,8 @@ def test_bonus_cards_positive_side() -> None:
 def test_bonus_cards_negative_side() -> None:
     # card-trip-europe "Negative Points Side": -4 to the fewest; tied players -2 each.
     parks = [n for n in NUMBERS if TYPE[n] == PARK]
-    trips = [[parks[0], -1, parks[1]], [parks[2]], [parks[3], -2, parks[4]]]
+    camps = [n for n in NUMBERS if TYPE[n] == EVENT]
+    trips = [[parks[0], -camps[0], parks[1]], [parks[2]], [parks[3], -camps[1], parks[4]]]
     assert bonus_points(trips, ["negative"] * 5)[1] == [0, -4, 0]
     trips[0] = [parks[0]]
     assert bonus_points(trips, ["negative"] * 5)[1] == [-2, -2, 0]
