@@ -23,6 +23,7 @@ from .locations import (
     CITY,
     ENERGY,
     EVENT,
+    LOCATION_TYPES,
     NUMBERS,
     PARK,
     TYPE,
@@ -37,8 +38,9 @@ FUTURE_ATTRACTIONS = 0.2
 FUTURE_CAMPSITES = 0.25
 # Worth of starting a fresh week (its future set points), for a trip ending on a campsite.
 FRESH_WEEK = 3.0
-# Weight of the best pair the next player can take from the cards passed on.
+# Weight of the best card the next player could take from the cards passed on.
 DENIAL = 0.25
+_ALL_TYPES = frozenset(LOCATION_TYPES)
 
 
 def _entry(item: dict[str, Any]) -> int:
@@ -103,9 +105,6 @@ def trip_value(trip: list[int], others: list[dict[str, int]], sides: list[str]) 
             elif mine == min(theirs):
                 value += card.fewest_tie
     return value
-
-
-_ALL_TYPES = frozenset((CITY, PARK, ATTRACTION, EVENT))
 
 
 def placements(trip: list[int], cards: list[int]) -> list[list[int]]:
