@@ -40,6 +40,7 @@ from .mailbox import Mailbox
 log = logging.getLogger("arena.gateway")
 
 HELLO_TIMEOUT = 10.0  # seconds a new stream has to say Hello
+COLLECT_WAIT = 1.0  # seconds one wait on the mailbox lasts before looking around
 DECIDED_MEMORY = 4096  # turns remembered per stream to tell a late answer from a wrong one
 
 
@@ -76,6 +77,7 @@ class _Stream:
         self.decided: OrderedDict[tuple[str, int], None] = OrderedDict()
         self.games: dict[str, str] = {}  # match -> game, for metrics by game
         self.out: asyncio.Queue[gateway_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.closing = asyncio.Event()
 
     def remember(self, book: OrderedDict[tuple[str, int], None], key: tuple[str, int]) -> None:
         book[key] = None
@@ -121,16 +123,21 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             for out in self._outgoing(stream, turn):
                 yield out
 
-        tasks = [asyncio.create_task(self._read(stream, incoming)),
-                 asyncio.create_task(self._forward(stream)),
-                 asyncio.create_task(self._keep_alive(stream))]
+        forward = asyncio.create_task(self._forward(stream))
+        others = [asyncio.create_task(self._read(stream, incoming)),
+                  asyncio.create_task(self._keep_alive(stream))]
         try:
             while (message := await stream.out.get()) is not None:
                 yield message
         finally:
-            for task in tasks:
+            for task in others:
                 task.cancel()
-            for task in tasks:
+            # The forwarder is not cancelled mid-collect (a message popped from Redis would
+            # be lost): it is told to stop and hands back what it holds.
+            stream.closing.set()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(forward, COLLECT_WAIT + 5)
+            for task in others:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             self.streams.pop(stream.connection, None)
@@ -172,12 +179,12 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
     async def _forward(self, stream: _Stream) -> None:
         """Mailbox -> stream, while this connection holds the bot."""
         bot_id = stream.identity.bot_id
-        while True:
-            message = await self.mailbox.collect(bot_id, timeout=1.0)
+        while not stream.closing.is_set():
+            message = await self.mailbox.collect(bot_id, timeout=COLLECT_WAIT)
             if message is None:
                 continue
-            if await self.mailbox.holder(bot_id) != stream.connection:
-                await self.mailbox.deliver(bot_id, message)  # not ours any more: hand it on
+            if stream.closing.is_set() or await self.mailbox.holder(bot_id) != stream.connection:
+                await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
             for out in self._outgoing(stream, message):
                 await stream.out.put(out)

@@ -42,6 +42,10 @@ class Mailbox:
         """The bot's next message, waiting up to ``timeout`` seconds."""
         raise NotImplementedError
 
+    async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
+        """Put a collected message back at the front (its stream closed before sending it)."""
+        raise NotImplementedError
+
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         """Turns delivered to the bot and not yet decided (sent again on reconnect)."""
         raise NotImplementedError
@@ -114,11 +118,17 @@ class LocalMailbox(Mailbox):
             self._lock.notify_all()
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
-        def ready() -> dict[str, Any] | None:
+        # The thread only waits; the pop happens here, so a collector that is cancelled
+        # while its thread still waits can never swallow a message.
+        await asyncio.to_thread(self._wait_for, lambda: True if self._inbox.get(bot_id) else None, timeout)
+        with self._lock:
             box = self._inbox.get(bot_id)
             return box.popleft() if box else None
 
-        return await asyncio.to_thread(self._wait_for, ready, timeout)
+    async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
+        with self._lock:
+            self._inbox[bot_id].appendleft(message)
+            self._lock.notify_all()
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -135,7 +145,9 @@ class LocalMailbox(Mailbox):
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
         key = f"{match_id}:{turn_id}"
-        return await asyncio.to_thread(self._wait_for, lambda: self._moves.pop(key, None), timeout)
+        await asyncio.to_thread(self._wait_for, lambda: True if key in self._moves else None, timeout)
+        with self._lock:
+            return self._moves.pop(key, None)
 
     async def claim(self, bot_id: str, connection: str) -> None:
         with self._lock:
@@ -203,6 +215,9 @@ class RedisMailbox(Mailbox):
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         got = await self.redis.blpop([self._k("inbox", bot_id)], timeout=max(timeout, 0.01))
         return json.loads(got[1]) if got else None
+
+    async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
+        await self.redis.lpush(self._k("inbox", bot_id), json.dumps(message))
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         raw = await self.redis.hvals(self._k("pending", bot_id))

@@ -143,8 +143,10 @@ class _Table:
             code = OK
         except TimeoutError:
             code = TIMEOUT
-        except Disconnected:
+        except Disconnected as gone:
             code = DISCONNECTED
+            if getattr(gone, "forfeit", False):  # gone past its grace period: out at once
+                self.forfeited[seat] = True
         except Exception:  # a player that crashes has not given an action id
             code = MALFORMED
         elapsed = time.perf_counter() - start
@@ -161,6 +163,12 @@ class _Table:
             if self.strikes[seat] >= self.clock.strikes:
                 self.forfeited[seat] = True
             action = self.fallback(turn_id, legal)
+        decided = getattr(player, "decided", None)
+        if decided is not None:  # external players tell their bot what became of the turn
+            try:
+                await decided(turn_id, action, code, self.strikes[seat])
+            except Exception:  # a bot that is gone cannot change the decision
+                pass
         return turn_id, action, elapsed, code
 
 

@@ -21,6 +21,8 @@ POLL = 0.5  # seconds between looks at the bot's presence while waiting for its 
 class Forfeited(Disconnected):
     """The bot stayed away past the grace period: the seat forfeits the match now."""
 
+    forfeit = True
+
 
 @dataclass
 class MatchInfo:
@@ -51,6 +53,8 @@ class RemotePlayer:
     in_process: bool = False
     _started: bool = field(default=False, init=False)
     _last_latency_ms: int = field(default=0, init=False)
+    _detail: str = field(default="", init=False)
+    _created: float = field(default_factory=time.time, init=False)
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:
@@ -73,20 +77,25 @@ class RemotePlayer:
             message["sample_state"] = sampler
         sent = time.monotonic()
         await self.mailbox.deliver(self.bot_id, message)
-        code, detail = "TIMEOUT", "no answer in time"
+        self._detail = "no answer in time"
         try:
             move = await self._await_move(turn)
             self._last_latency_ms = int((time.monotonic() - sent) * 1000)
-            action, code, detail = resolve(move, turn.legal_actions)
+            action, _, self._detail = resolve(move, turn.legal_actions)
             return action
         except Forfeited:
-            code, detail = "TIMEOUT", f"disconnected for more than {self.grace:g} s: forfeit"
+            self._detail = f"disconnected for more than {self.grace:g} s: forfeit"
             raise
-        finally:
-            await self.mailbox.settle(self.bot_id, turn.match_id, turn.turn_id)
-            await self.mailbox.deliver(self.bot_id, {
-                "kind": "move_result", "match_id": turn.match_id, "turn_id": turn.turn_id,
-                "code": code, "detail": detail, "latency_ms": self._last_latency_ms})
+
+    async def decided(self, turn_id: int, action: str, code: str, strikes: int) -> None:
+        """Called by the runner once the turn is decided: the bot learns the code, the
+        action applied for it and its strikes; the turn stops being pending."""
+        match_id = self.info.match_id
+        await self.mailbox.settle(self.bot_id, match_id, turn_id)
+        await self.mailbox.deliver(self.bot_id, {
+            "kind": "move_result", "match_id": match_id, "turn_id": turn_id,
+            "code": code.upper(), "detail": "" if code == "ok" else self._detail,
+            "applied_action": action, "strikes": strikes, "latency_ms": self._last_latency_ms})
 
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
         while True:
@@ -94,7 +103,8 @@ class RemotePlayer:
             if move is not None:
                 return move
             since = await self.mailbox.offline_since(self.bot_id)
-            if since is not None and time.time() - since > self.grace:
+            # A bot that has not come yet gets its grace from the start of the match.
+            if since is not None and time.time() - max(since, self._created) > self.grace:
                 raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
 
     async def match_ended(self, result: dict[str, Any]) -> None:

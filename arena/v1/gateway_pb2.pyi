@@ -130,6 +130,7 @@ class MoveResult(_message.Message):
         MALFORMED: _ClassVar[MoveResult.Code]
         LATE: _ClassVar[MoveResult.Code]
         REJECTED: _ClassVar[MoveResult.Code]
+        DISCONNECTED: _ClassVar[MoveResult.Code]
     CODE_UNSPECIFIED: MoveResult.Code
     OK: MoveResult.Code
     TIMEOUT: MoveResult.Code
@@ -137,6 +138,7 @@ class MoveResult(_message.Message):
     MALFORMED: MoveResult.Code
     LATE: MoveResult.Code
     REJECTED: MoveResult.Code
+    DISCONNECTED: MoveResult.Code
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]

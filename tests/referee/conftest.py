@@ -11,8 +11,11 @@ from typing import Any
 import grpc
 import pytest
 
+from arena.referee.gateway import BotIdentity, Gateway
+from arena.referee.mailbox import LocalMailbox
 from arena.server.app import RunningServer, start_server
 from arena.server.settings import ServerSettings
+from arena.v1 import gateway_pb2_grpc
 
 
 class ServerThread:
@@ -45,3 +48,23 @@ def rules_server() -> Iterator[ServerThread]:
 def channel(rules_server: ServerThread) -> Iterator[grpc.Channel]:
     with grpc.insecure_channel(rules_server.address) as chan:
         yield chan
+
+
+TOKENS = {"tok-alice": BotIdentity("1", "alice"), "tok-bob": BotIdentity("2", "bob")}
+
+
+async def by_token(token: str) -> BotIdentity | None:
+    return TOKENS.get(token)
+
+
+@pytest.fixture
+def gateway() -> Iterator[tuple[ServerThread, LocalMailbox]]:
+    """A gateway on the in-process mailbox; bots alice (token tok-alice) and bob."""
+    mailbox = LocalMailbox()
+    servicer = Gateway(mailbox, by_token, heartbeat=0.2)
+    server = ServerThread(ServerSettings(address="127.0.0.1:0"),
+                          [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
+    yield server, mailbox
+    server.stop()
+
+

@@ -8,18 +8,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from arena import games
 from arena.referee import Clock, HousePlayer, run_match
-from arena.referee.gateway import BotIdentity, Gateway
+from arena.referee.gateway import BotIdentity
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
-from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2_grpc
 
 from .conftest import ServerThread
 
@@ -30,16 +25,6 @@ GAME = "crazy_eights" if "crazy_eights" in games.names() else games.names()[0]
 
 async def by_token(token: str) -> BotIdentity | None:
     return TOKENS.get(token)
-
-
-@pytest.fixture
-def gateway() -> Iterator[tuple[ServerThread, LocalMailbox]]:
-    mailbox = LocalMailbox()
-    servicer = Gateway(mailbox, by_token, heartbeat=0.2)
-    server = ServerThread(ServerSettings(address="127.0.0.1:0"),
-                          [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
-    yield server, mailbox
-    server.stop()
 
 
 def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.Popen[bytes]:

@@ -1,0 +1,195 @@
+"""One test per way a bot can misbehave, each over a real gateway with a real bot process:
+the defined outcome happens, the match still completes, nothing else is disturbed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import threading
+import time
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.referee import Clock, HousePlayer, run_match
+from arena.referee.mailbox import LocalMailbox
+from arena.v1 import gateway_pb2, gateway_pb2_grpc
+
+from .conftest import ServerThread
+from .test_gateway_embedded import GAME, remote, start_bot, wait_online
+
+FAST = Clock(move=0.3, bank=0.3, strikes=3)
+
+
+def play(mailbox: LocalMailbox, clock: Clock = FAST, match_id: str = "m", grace: float = 1.0,
+         bot_id: str = "1") -> Any:
+    players = [remote(mailbox, bot_id, match_id, 0, grace=grace), HousePlayer(GAME, "random", 1, 3)]
+    return asyncio.run(run_match(GAME, players, 3, clock=clock, match_id=match_id))
+
+
+def rogue(server: ServerThread, mailbox: LocalMailbox, mode: str, token: str = "tok-alice",
+          bot_id: str = "1") -> subprocess.Popen[bytes]:
+    bot = start_bot("tests.referee.rogue_bot", server.address, token, mode)
+    wait_online(mailbox, bot_id)
+    return bot
+
+
+def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    bot.terminate()
+    out = bot.communicate(timeout=10)[0].decode()
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def seat0_codes(result: Any) -> list[str]:
+    return [d.code for d in result.decisions if d.seat == 0]
+
+
+def assert_forfeited_after_three(result: Any, code: str) -> None:
+    codes = seat0_codes(result)
+    assert codes[:3] == [code] * 3, codes
+    assert set(codes[3:]) <= {"forfeited"}
+    assert result.forfeited[0] and result.ranks[0] == 2 and result.ranks[1] == 1
+
+
+def test_a_bot_past_its_deadline_times_out_and_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "slow")
+    result = play(mailbox)
+    events = finish(bot)
+    assert_forfeited_after_three(result, "timeout")
+    assert [e["code"] for e in events if e["kind"] == "move_result"][:3] == ["TIMEOUT"] * 3
+
+
+def test_a_late_reply_is_discarded_never_applied_later(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "late")
+    result = play(mailbox)
+    time.sleep(1.0)  # let the late answers arrive
+    events = finish(bot)
+    assert "ok" not in seat0_codes(result)
+    assert "LATE" in [e["code"] for e in events if e["kind"] == "move_result"]
+
+
+@pytest.mark.parametrize(("mode", "code"), [("illegal", "illegal"), ("malformed", "malformed")])
+def test_bad_moves_strike_three_times_then_forfeit(gateway: tuple[ServerThread, LocalMailbox],
+                                                   mode: str, code: str) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, mode)
+    result = play(mailbox, Clock(move=2, bank=2, strikes=3))
+    events = finish(bot)
+    assert_forfeited_after_three(result, code)
+    assert [e["code"] for e in events if e["kind"] == "move_result"][:3] == [code.upper()] * 3
+
+
+def test_an_oversized_message_closes_the_stream_and_the_bot_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "oversized")
+    result = play(mailbox, Clock(move=5, bank=5), grace=0.5)
+    events = finish(bot)
+    assert {"kind": "closed", "code": "RESOURCE_EXHAUSTED"} in events
+    assert seat0_codes(result)[0] == "disconnected" and result.forfeited[0]
+
+
+@pytest.mark.parametrize("mode", ["wrong_match", "wrong_turn", "replay"])
+def test_moves_for_the_wrong_match_or_turn_or_replayed_are_rejected(
+        gateway: tuple[ServerThread, LocalMailbox], mode: str) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, mode)
+    result = play(mailbox, Clock(move=2, bank=2))
+    events = finish(bot)
+    assert set(seat0_codes(result)) == {"ok"}, "the right moves still count"
+    assert "REJECTED" in [e["code"] for e in events if e["kind"] == "move_result"]
+
+
+def test_moves_by_index_are_accepted(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "index")
+    result = play(mailbox, Clock(move=2, bank=2))
+    finish(bot)
+    assert set(seat0_codes(result)) == {"ok"}
+    assert all(d.action for d in result.decisions)
+
+
+def test_another_bots_token_cannot_act_for_a_seat(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    alice = rogue(server, mailbox, "slow")
+    holder: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: holder.setdefault("r", play(mailbox, match_id="target")))
+    runner.start()
+    time.sleep(0.2)
+    bob = rogue(server, mailbox, "hijack:target", token="tok-bob", bot_id="2")
+    runner.join(60)
+    events = finish(bob)
+    finish(alice)
+    assert "ok" not in seat0_codes(holder["r"]), "bob's moves were applied to alice's seat"
+    assert {e["code"] for e in events if e["kind"] == "move_result"} == {"REJECTED"}
+
+
+@pytest.mark.parametrize("token", [None, "", "tok-unknown"])
+def test_missing_or_wrong_tokens_are_unauthenticated(gateway: tuple[ServerThread, LocalMailbox],
+                                                      token: str | None) -> None:
+    server, _ = gateway
+    with grpc.insecure_channel(server.address) as channel:
+        stub = gateway_pb2_grpc.BotGatewayStub(channel)
+        metadata = None if token is None else (("authorization", f"Bearer {token}"),)
+        hello = iter([gateway_pb2.BotMessage(hello=gateway_pb2.Hello())])
+        with pytest.raises(grpc.RpcError) as caught:
+            list(stub.Connect(hello, metadata=metadata))
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_bot_killed_mid_match_forfeits_after_the_grace_period(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "die_after_3")
+    result = play(mailbox, Clock(move=5, bank=5), grace=0.5)
+    bot.wait(10)
+    codes = seat0_codes(result)
+    assert codes[:2] == ["ok", "ok"] and "disconnected" in codes
+    assert result.forfeited[0] and result.ranks[0] == 2
+
+
+def test_a_bot_that_reconnects_within_grace_gets_its_turn_again(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    server, mailbox = gateway
+    first = rogue(server, mailbox, "die_after_3")
+    holder: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: holder.setdefault(
+        "r", play(mailbox, Clock(move=10, bank=10), grace=10)))
+    runner.start()
+    first.wait(20)
+    second = start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "good")
+    runner.join(60)
+    finish(second)
+    codes = seat0_codes(holder["r"])
+    assert set(codes) == {"ok"}, codes
+    assert not holder["r"].forfeited[0]
+
+
+def test_a_bot_that_never_shows_up_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    _, mailbox = gateway
+    result = play(mailbox, Clock(move=5, bank=5), grace=0.3, bot_id="absent")
+    assert seat0_codes(result)[0] == "disconnected"
+    assert result.forfeited[0] and result.ranks == [2, 1]
+
+
+def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    """Twelve processes connect with one token at once: each newer stream replaces the
+    older, exactly one stays, and it plays normally."""
+    server, mailbox = gateway
+    bots = [start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "good") for _ in range(12)]
+    deadline = time.monotonic() + 90
+    while sum(b.poll() is not None for b in bots) < len(bots) - 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    gone = [b for b in bots if b.poll() is not None]
+    assert len(gone) == len(bots) - 1, "every stream but the newest is closed"
+    for bot in gone:
+        assert {"kind": "error"} in finish(bot), "a replaced stream is told why"
+    result = play(mailbox, Clock(move=2, bank=2))
+    for bot in bots:
+        finish(bot)
+    assert set(seat0_codes(result)) == {"ok"}
+    with grpc.insecure_channel(server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
