@@ -1,0 +1,15 @@
+"""Trekking the World: race around a world map, collect souvenirs and tour destinations.
+
+Rules in ``state.py`` (turn structure), ``routes.py`` (exact-length moves) and ``trek.py``
+(paying with trek cards); printed data in ``data/*.json``; the house bot in ``bots.py``.
+Bot authors: ``docs/games/trekking_the_world.md``.
+"""
+
+from ... import games
+from .bots import TrekkingHeuristic
+from .game import TrekkingTheWorld
+
+GAME = games.register(TrekkingTheWorld())
+games.register_bot("trekking_the_world", "heuristic", TrekkingHeuristic)
+
+__all__ = ["GAME", "TrekkingHeuristic", "TrekkingTheWorld"]
