@@ -80,6 +80,14 @@ class Mailbox:
         the Unix epoch when it has never connected)."""
         raise NotImplementedError
 
+    async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
+        """What the bot asked for in its Hello (e.g. ``want_sample_state``), for runners."""
+        raise NotImplementedError
+
+    async def prefs(self, bot_id: str) -> dict[str, Any]:
+        """The bot's last Hello preferences ({} if it never connected)."""
+        raise NotImplementedError
+
     async def close(self) -> None:
         """Release resources."""
 
@@ -99,6 +107,7 @@ class LocalMailbox(Mailbox):
         self._moves: dict[str, dict[str, Any]] = {}
         self._holders: dict[str, str] = {}
         self._gone_since: dict[str, float] = {}
+        self._prefs: dict[str, dict[str, Any]] = {}
 
     def _wait_for(self, ready: Any, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
@@ -169,6 +178,14 @@ class LocalMailbox(Mailbox):
             if bot_id in self._holders:
                 return None
             return self._gone_since.get(bot_id, 0.0)
+
+    async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
+        with self._lock:
+            self._prefs[bot_id] = dict(prefs)
+
+    async def prefs(self, bot_id: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._prefs.get(bot_id, {}))
 
 
 class RedisMailbox(Mailbox):
@@ -261,6 +278,13 @@ class RedisMailbox(Mailbox):
             return None
         seen = await self.redis.get(self._k("seen", bot_id))
         return float(seen) if seen is not None else 0.0
+
+    async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
+        await self.redis.set(self._k("prefs", bot_id), json.dumps(prefs), ex=KEY_TTL)
+
+    async def prefs(self, bot_id: str) -> dict[str, Any]:
+        raw = await self.redis.get(self._k("prefs", bot_id))
+        return json.loads(raw) if raw else {}
 
     async def close(self) -> None:
         for client in self._clients.values():

@@ -132,6 +132,7 @@ class _Table:
             deadline=time.time() + self.clock.move,
             time_bank=self.bank[seat],
             move_time=self.clock.move,
+            sample=lambda: state.resample_hidden(seat, random.Random(f"sample:{self.seed}:{turn_id}")).to_json(),
         )
         start = time.perf_counter()
         action: Any = None

@@ -9,6 +9,7 @@ that counts is the one the runner measures.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -36,6 +37,9 @@ class Turn:
     deadline: float
     time_bank: float
     move_time: float = 2.0
+    # For search bots: a full state this seat cannot tell from the true one, built only when
+    # asked (``resample_hidden`` costs more than a whole decision of most games).
+    sample: Callable[[], dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The turn as JSON-ready data (what a mailbox carries)."""

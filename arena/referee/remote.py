@@ -55,10 +55,12 @@ class RemotePlayer:
     _last_latency_ms: int = field(default=0, init=False)
     _detail: str = field(default="", init=False)
     _created: float = field(default_factory=time.time, init=False)
+    _wants_samples: bool = field(default=False, init=False)
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:
             self._started = True
+            self._wants_samples = bool((await self.mailbox.prefs(self.bot_id)).get("want_sample_state"))
             await self.mailbox.deliver(self.bot_id, self.info.to_json())
         message = {
             "kind": "turn",
@@ -72,9 +74,8 @@ class RemotePlayer:
             "last_move_latency_ms": self._last_latency_ms,
             "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
         }
-        sampler = getattr(turn, "sample_state", None)
-        if sampler is not None:
-            message["sample_state"] = sampler
+        if self._wants_samples and turn.sample is not None:
+            message["sample_state"] = turn.sample()
         sent = time.monotonic()
         await self.mailbox.deliver(self.bot_id, message)
         self._detail = "no answer in time"
