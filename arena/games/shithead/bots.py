@@ -1,0 +1,12 @@
+"""The Shithead house bot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games import HouseBot
+
+
+class ShitheadHeuristic(HouseBot):
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        return legal_actions[0]
