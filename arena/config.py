@@ -1,0 +1,64 @@
+"""Settings from the environment, read when asked (tests and workers change them).
+
+``ARENA_DATABASE_URL``  SQLAlchemy URL of the store; default a SQLite file ``./var/arena.db``.
+                        ``postgresql://...`` URLs use psycopg 3.
+``ARENA_REDIS_URL``     Redis for the Celery broker and the bot mailbox; absent means
+                        embedded: tasks run in-process and nothing else is needed.
+``ARENA_QUEUE``         Celery queue name (default ``arena``).
+``ARENA_BATCH_SIZE``    house-bot matches per Celery task (default 8; external-bot matches
+                        always travel one per task).
+``ARENA_VISIBILITY_TIMEOUT``  seconds before Redis redelivers an unacknowledged task
+                        (default 3600; must exceed the longest task).
+``ARENA_TASK_TIME_LIMIT``     hard time limit of one task in seconds (default 1800).
+``ARENA_MAX_ATTEMPTS``  deliveries of one match before it is marked failed (default 5).
+``ARENA_ELO_K``         Elo K factor (default 32).
+``ARENA_METRICS_PORT``  port of a worker's ``/metrics`` (default 9808; 0 disables).
+``PROMETHEUS_MULTIPROC_DIR``  directory for prefork-safe metrics (set by ``arena worker``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A snapshot of the arena's environment settings."""
+
+    database_url: str
+    redis_url: str | None
+    queue: str
+    batch_size: int
+    visibility_timeout: int
+    task_time_limit: int
+    max_attempts: int
+    elo_k: float
+    metrics_port: int
+
+    @property
+    def embedded(self) -> bool:
+        """True when no Redis is configured: everything runs in this process."""
+        return not self.redis_url
+
+
+def default_database_url() -> str:
+    var = Path.cwd() / "var"
+    return f"sqlite:///{var / 'arena.db'}"
+
+
+def settings() -> Settings:
+    """The current settings, read from the environment."""
+    env = os.environ
+    return Settings(
+        database_url=env.get("ARENA_DATABASE_URL") or default_database_url(),
+        redis_url=env.get("ARENA_REDIS_URL") or None,
+        queue=env.get("ARENA_QUEUE", "arena"),
+        batch_size=int(env.get("ARENA_BATCH_SIZE", "8")),
+        visibility_timeout=int(env.get("ARENA_VISIBILITY_TIMEOUT", "3600")),
+        task_time_limit=int(env.get("ARENA_TASK_TIME_LIMIT", "1800")),
+        max_attempts=int(env.get("ARENA_MAX_ATTEMPTS", "5")),
+        elo_k=float(env.get("ARENA_ELO_K", "32")),
+        metrics_port=int(env.get("ARENA_METRICS_PORT", "9808")),
+    )

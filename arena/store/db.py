@@ -1,0 +1,127 @@
+"""Engines, transactions and migrations.
+
+SQLite (the default) runs in WAL mode with a busy timeout, and every transaction starts
+with ``BEGIN IMMEDIATE``: a writer takes the write lock before reading anything, so two
+writers queue instead of deadlocking on a lock upgrade. PostgreSQL writers lock rows in a
+fixed order instead (see ``arena.store.results``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection, Engine
+
+from arena.config import settings
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+_engines: dict[tuple[str, int], Engine] = {}
+_lock = threading.Lock()
+
+
+def normalize_url(url: str) -> str:
+    """Plain ``postgresql://`` URLs mean psycopg 3, the driver the arena ships with."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    dbapi_connection.isolation_level = None  # transactions are begun by _sqlite_begin
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=60000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str) -> Engine:
+    """A new engine for ``url`` with the arena's connection settings."""
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        sa.event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def engine(url: str | None = None) -> Engine:
+    """The shared engine for ``url`` (default ``ARENA_DATABASE_URL``) in this process,
+    its schema migrated to the newest revision.
+
+    Engines are per process: a forked worker child must not reuse its parent's sockets."""
+    url = normalize_url(url or settings().database_url)
+    key = (url, os.getpid())
+    with _lock:
+        found = _engines.get(key)
+        if found is None:
+            found = make_engine(url)
+            upgrade(found)
+            _engines[key] = found
+        return found
+
+
+def dispose_all() -> None:
+    """Forget this process's engines (after a fork, or at the end of tests)."""
+    with _lock:
+        for key, eng in list(_engines.items()):
+            if key[1] == os.getpid():
+                eng.dispose()
+            del _engines[key]
+
+
+@contextmanager
+def transaction(url: str | None = None) -> Iterator[Connection]:
+    """A connection inside one transaction: committed on success, rolled back on error."""
+    with engine(url).begin() as connection:
+        yield connection
+
+
+def _alembic_config(connection: Connection) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str:
+    """The newest migration revision shipped with this code."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return ScriptDirectory.from_config(config).get_current_head() or ""
+
+
+def current_revision(eng: Engine) -> str | None:
+    """The revision the database is at (None for an empty database)."""
+    with eng.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(eng: Engine, revision: str = "head") -> None:
+    """Run the Alembic migrations up to ``revision``: the only way the schema is made.
+
+    On PostgreSQL an advisory lock keeps two processes from migrating at once."""
+    if revision == "head" and current_revision(eng) == head_revision():
+        return
+    with eng.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql("SELECT pg_advisory_xact_lock(80310)")
+        command.upgrade(_alembic_config(connection), revision)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the arena store (run by ``arena.store.db.upgrade``)."""

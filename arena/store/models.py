@@ -1,0 +1,132 @@
+"""The store's tables. The schema itself is only ever made by the Alembic migrations in
+``arena/store/migrations``; these classes describe it for queries.
+
+Append-only: ``result``, ``match_seat``, ``transcript`` and ``rating_history`` rows are
+inserted once per match and never changed. ``rating`` is a cache of the history that
+``arena ratings recompute`` can rebuild; ``match.status`` and ``tournament.status`` track
+scheduling.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _when(nullable: bool = False) -> Any:
+    return sa.Column(sa.DateTime(timezone=True), nullable=nullable)
+
+
+class Bot(SQLModel, table=True):
+    """A player identity. ``kind`` is ``house`` (``strategy`` names the house bot, ``think``
+    seconds of pacing per move) or ``external`` (connects over gRPC)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=sa.Column(sa.String(100), nullable=False, unique=True))
+    kind: str = Field(default="house", max_length=16)
+    strategy: str | None = Field(default=None, max_length=64)
+    think: float = 0.0
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+
+
+class Tournament(SQLModel, table=True):
+    """A set of matches over one or more games; ``spec`` keeps how it was drawn up."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(default="", max_length=200)
+    status: str = Field(default="running", max_length=16)  # running, done, cancelled
+    rated: bool = True
+    seed: int = Field(default=0, sa_column=sa.Column(sa.BigInteger, nullable=False))
+    move_time: float = 2.0
+    time_bank: float = 30.0
+    spec: dict[str, Any] = Field(default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    finished_at: datetime | None = Field(default=None, sa_column=_when(True))
+
+
+class Match(SQLModel, table=True):
+    """One scheduled match: game, options, seed and the bot in each seat (``seating``)."""
+
+    __table_args__ = (sa.Index("ix_match_tournament_game_status", "tournament_id", "game", "status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int | None = Field(default=None, foreign_key="tournament.id", index=True)
+    game: str = Field(max_length=64)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False))
+    seed: int = Field(sa_column=sa.Column(sa.BigInteger, nullable=False))
+    seating: list[int] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
+    rated: bool = True
+    status: str = Field(default="scheduled", max_length=16)  # scheduled running done cancelled failed
+    attempts: int = 0
+    claimed_by: str | None = Field(default=None, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    started_at: datetime | None = Field(default=None, sa_column=_when(True))
+
+
+class Result(SQLModel, table=True):
+    """A finished match, once: ``seq`` is the completion order that ratings replay."""
+
+    seq: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("match.id"), nullable=False, unique=True))
+    game: str = Field(max_length=64)
+    finished_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    duration_ms: float = 0.0
+    decisions: int = 0
+    capped: bool = False
+
+
+class MatchSeat(SQLModel, table=True):
+    """Who sat where in a finished match and how they finished."""
+
+    __tablename__ = "match_seat"
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    score: float
+    rank: int
+    strikes: int = 0
+    forfeited: bool = False
+
+
+class Transcript(SQLModel, table=True):
+    """The full transcript of a finished match (see ``arena.referee.transcript``)."""
+
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    data: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
+
+
+class Rating(SQLModel, table=True):
+    """Current Elo of a bot in a game, with the Fisher information behind its interval and
+    the running tallies the leaderboard shows."""
+
+    __table_args__ = (sa.Index("ix_rating_game_elo", "game", "elo"),)
+
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    game: str = Field(max_length=64, primary_key=True)
+    elo: float = 1500.0
+    information: float = 0.0
+    matches: int = 0
+    wins: float = 0.0
+    rank_sum: int = 0
+    last_played: datetime | None = Field(default=None, sa_column=_when(True))
+
+
+class RatingHistory(SQLModel, table=True):
+    """One bot's Elo before and after one rated match, in completion order ``seq``."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (sa.UniqueConstraint("match_id", "bot_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    seq: int = Field(index=True)
+    match_id: int = Field(foreign_key="match.id")
+    bot_id: int = Field(foreign_key="bot.id")
+    game: str = Field(max_length=64)
+    before: float
+    after: float

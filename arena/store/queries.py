@@ -1,0 +1,125 @@
+"""Reads and small writes the CLI and services need: bots, leaderboards, status, transcripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import ratings
+
+from .models import Bot, Match, MatchSeat, Rating, Result, Tournament, Transcript, utcnow
+
+bot_t = Bot.__table__
+match_t = Match.__table__
+seat_t = MatchSeat.__table__
+rating_t = Rating.__table__
+result_t = Result.__table__
+tournament_t = Tournament.__table__
+transcript_t = Transcript.__table__
+
+
+def ensure_house_bot(connection: Connection, name: str, strategy: str | None = None, think: float = 0.0) -> int:
+    """The id of bot ``name``, creating it as a house bot playing ``strategy`` (default: the
+    name up to its first ``-``, so ``heuristic-2`` plays the heuristic) when absent."""
+    found = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).first()
+    if found is not None:
+        return found.id
+    strategy = strategy or name.split("-", 1)[0]
+    return connection.execute(
+        bot_t.insert().values(name=name, kind="house", strategy=strategy, think=think,
+                              created_at=utcnow()).returning(bot_t.c.id)
+    ).scalar_one()
+
+
+def bots_by_id(connection: Connection, ids: list[int]) -> dict[int, Any]:
+    rows = connection.execute(sa.select(bot_t).where(bot_t.c.id.in_(sorted(set(ids))))).all()
+    return {row.id: row for row in rows}
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One line of a game's leaderboard."""
+
+    rank: int
+    bot: str
+    elo: float
+    low: float
+    high: float
+    matches: int
+    win_rate: float
+    mean_rank: float
+    last_played: datetime | None
+
+
+def leaderboard(connection: Connection, game: str, limit: int = 50) -> list[LeaderboardRow]:
+    """The bots of ``game`` by Elo, best first: read from the rating rows alone, so its cost
+    does not grow with the number of recorded matches."""
+    rows = connection.execute(
+        sa.select(rating_t, bot_t.c.name)
+        .join(bot_t, bot_t.c.id == rating_t.c.bot_id)
+        .where(rating_t.c.game == game)
+        .order_by(rating_t.c.elo.desc(), bot_t.c.name)
+        .limit(limit)
+    ).all()
+    board = []
+    for place, row in enumerate(rows, start=1):
+        low, high = ratings.interval(row.elo, row.information)
+        board.append(
+            LeaderboardRow(place, row.name, row.elo, low, high, row.matches,
+                           row.wins / row.matches if row.matches else 0.0,
+                           row.rank_sum / row.matches if row.matches else 0.0, row.last_played)
+        )
+    return board
+
+
+def tournament_status(connection: Connection, tournament_id: int) -> dict[str, Any]:
+    """The tournament row and, per game, matches done out of the total (with failures)."""
+    tournament = connection.execute(sa.select(tournament_t).where(tournament_t.c.id == tournament_id)).first()
+    if tournament is None:
+        raise KeyError(f"no tournament {tournament_id}")
+    counts = connection.execute(
+        sa.select(match_t.c.game, match_t.c.status, sa.func.count())
+        .where(match_t.c.tournament_id == tournament_id)
+        .group_by(match_t.c.game, match_t.c.status)
+    ).all()
+    per_game: dict[str, dict[str, int]] = {}
+    for game, status, count in counts:
+        entry = per_game.setdefault(game, {"done": 0, "total": 0, "failed": 0, "cancelled": 0})
+        entry["total"] += count
+        if status in entry:
+            entry[status] += count
+    return {"id": tournament.id, "name": tournament.name, "status": tournament.status,
+            "rated": tournament.rated, "games": dict(sorted(per_game.items()))}
+
+
+def match_detail(connection: Connection, match_id: int) -> dict[str, Any]:
+    """A match with its seats (bot names, scores, ranks) and transcript, if finished."""
+    match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).first()
+    if match is None:
+        raise KeyError(f"no match {match_id}")
+    names = {row.id: row.name for row in bots_by_id(connection, list(match.seating)).values()}
+    seats = connection.execute(
+        sa.select(seat_t).where(seat_t.c.match_id == match_id).order_by(seat_t.c.seat)
+    ).all()
+    transcript = connection.execute(
+        sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)
+    ).scalar_one_or_none()
+    result = connection.execute(sa.select(result_t).where(result_t.c.match_id == match_id)).first()
+    return {
+        "id": match.id,
+        "tournament_id": match.tournament_id,
+        "game": match.game,
+        "options": match.options,
+        "seed": match.seed,
+        "status": match.status,
+        "rated": match.rated,
+        "seating": [names.get(b, str(b)) for b in match.seating],
+        "seats": [dict(row._mapping) | {"bot": names.get(row.bot_id)} for row in seats],
+        "finished_at": result.finished_at if result else None,
+        "duration_ms": result.duration_ms if result else None,
+        "transcript": transcript,
+    }

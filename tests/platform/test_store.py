@@ -1,0 +1,136 @@
+"""The store on SQLite and PostgreSQL: migrations make the schema, results are recorded
+exactly once, ratings recompute to the incremental values, concurrent writers agree."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlmodel import SQLModel
+
+from arena.referee import HousePlayer, play_match
+from arena.store import db, queries, recompute, record_result, replay_ratings
+from arena.store.models import Match, Rating, RatingHistory, Result
+from arena.tournaments import create_tournament, pending_match_ids, play_and_record
+
+from .helpers import fast_games
+
+BOTS = ["random", "random-2", "random-3"]
+
+
+def ratings_table(url):
+    with db.transaction(url) as connection:
+        rows = connection.execute(sa.select(Rating.__table__).order_by("bot_id", "game")).all()
+    return {(r.bot_id, r.game): (r.elo, r.information, r.matches, r.wins, r.rank_sum) for r in rows}
+
+
+def replayed(url):
+    with db.transaction(url) as connection:
+        standings = replay_ratings(connection)
+    return {key: (s.elo, s.information, s.matches, s.wins, s.rank_sum) for key, s in standings.items()}
+
+
+def small_tournament(url, reps=1, rated=True):
+    game = fast_games(1)[0]
+    with db.transaction(url) as connection:
+        tid = create_tournament(connection, [game], BOTS, sizes=[2], repetitions=reps, seed=7, rated=rated)
+    with db.transaction(url) as connection:
+        return tid, pending_match_ids(connection, tid)
+
+
+def test_migrations_make_exactly_the_modelled_schema(db_url):
+    assert db.current_revision(db.engine(db_url)) == db.head_revision()
+    with db.engine(db_url).connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+
+
+def test_a_match_is_recorded_once_whatever_the_deliveries(db_url):
+    tid, ids = small_tournament(db_url)
+    assert play_and_record(ids[:1]) == ids[:1]
+    assert play_and_record(ids[:1]) == []  # delivered again: already done
+    with db.transaction(db_url) as connection:
+        spec = connection.execute(sa.select(Match.__table__).where(Match.__table__.c.id == ids[0])).one()
+        players = [HousePlayer(spec.game, "random", s, spec.seed) for s in range(2)]
+        result = play_match(spec.game, players, spec.seed)
+        # Even past the status check (a racing duplicate), the unique result row holds.
+        connection.execute(Match.__table__.update().values(status="running").where(Match.__table__.c.id == ids[0]))
+        assert record_result(connection, ids[0], result) is False
+        connection.rollback()
+    with db.transaction(db_url) as connection:
+        assert connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)).scalar_one() == 1
+        assert connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one() == 2
+
+
+def test_tournament_completes_and_recompute_equals_incremental(db_url):
+    tid, ids = small_tournament(db_url, reps=2)
+    play_and_record(ids)
+    with db.transaction(db_url) as connection:
+        status = queries.tournament_status(connection, tid)
+        board = queries.leaderboard(connection, fast_games(1)[0])
+    assert status["status"] == "done"
+    assert all(g["done"] == g["total"] == len(ids) for g in status["games"].values())
+    assert len(board) == 3 and sum(row.matches for row in board) == 2 * len(ids)
+    assert all(row.low < row.elo < row.high for row in board)
+    incremental = ratings_table(db_url)
+    assert incremental == replayed(db_url)
+    with db.transaction(db_url) as connection:
+        recompute(connection)
+    assert ratings_table(db_url) == incremental
+
+
+def test_unrated_tournament_leaves_ratings_alone(db_url):
+    tid, ids = small_tournament(db_url, rated=False)
+    play_and_record(ids)
+    assert ratings_table(db_url) == {}
+
+
+def test_concurrent_writers_give_the_sequential_result(db_url):
+    """Threads recording matches among the same bots at once: the stored ratings are
+    exactly the replay of the results in completion order."""
+    tid, ids = small_tournament(db_url, reps=4)
+    errors = []
+
+    def work(part):
+        try:
+            play_and_record(part)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(ids[i::4],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert ratings_table(db_url) == replayed(db_url)
+    with db.transaction(db_url) as connection:
+        assert queries.tournament_status(connection, tid)["status"] == "done"
+
+
+def test_cancel_stops_scheduled_matches(db_url):
+    from arena.tournaments import cancel_tournament
+
+    tid, ids = small_tournament(db_url)
+    play_and_record(ids[:2])
+    with db.transaction(db_url) as connection:
+        assert cancel_tournament(connection, tid) == len(ids) - 2
+    assert play_and_record(ids) == []
+    with db.transaction(db_url) as connection:
+        status = queries.tournament_status(connection, tid)
+    assert status["status"] == "cancelled"
+    assert sum(g["done"] for g in status["games"].values()) == 2
+
+
+@pytest.mark.parametrize("attempts", [3])
+def test_a_poison_match_is_failed_after_too_many_deliveries(db_url, monkeypatch, attempts):
+    monkeypatch.setenv("ARENA_MAX_ATTEMPTS", str(attempts))
+    tid, ids = small_tournament(db_url)
+    with db.transaction(db_url) as connection:
+        connection.execute(Match.__table__.update().where(Match.__table__.c.id == ids[0]).values(attempts=attempts))
+    assert play_and_record(ids[:1]) == []
+    with db.transaction(db_url) as connection:
+        status = connection.execute(sa.select(Match.__table__.c.status).where(Match.__table__.c.id == ids[0])).scalar_one()
+    assert status == "failed"
