@@ -1,0 +1,119 @@
+"""The work of one task: claim scheduled matches, play each, record each in its own
+transaction. Every match is idempotent on its own: a batch that dies half-way leaves the
+recorded matches recorded, and a redelivery plays only the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import metrics
+from arena.config import settings
+from arena.referee import Clock, HousePlayer, Player, play_match
+from arena.store import db
+from arena.store.models import Match, Tournament, utcnow
+from arena.store.queries import bots_by_id
+from arena.store.results import _maybe_finish, record_result
+
+match_t = Match.__table__
+tournament_t = Tournament.__table__
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What a worker needs to play a claimed match; plain data, no ORM objects."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    bots: tuple[dict[str, Any], ...]  # per seat: id, name, kind, strategy, think
+    clock: Clock
+
+
+PlayerFactory = Callable[[MatchSpec, int], Player]
+
+
+def _house_player(spec: MatchSpec, seat: int) -> Player:
+    bot = spec.bots[seat]
+    return HousePlayer(spec.game, bot["strategy"], seat, spec.seed, think=bot["think"])
+
+
+# Bot kind -> how to build its player for a seat; the gateway registers ``external``.
+PLAYER_FACTORIES: dict[str, PlayerFactory] = {"house": _house_player}
+
+
+def register_player_kind(kind: str, factory: PlayerFactory) -> None:
+    """Make bots of ``kind`` playable: ``factory(spec, seat)`` returns the seat's player."""
+    PLAYER_FACTORIES[kind] = factory
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim_matches(
+    connection: Connection, match_ids: Sequence[int], worker: str, max_attempts: int
+) -> list[MatchSpec]:
+    """Mark the still-pending matches among ``match_ids`` as running and count the attempt.
+
+    A match delivered more than ``max_attempts`` times is a poison match: it is marked
+    failed instead of being played again. Finished, cancelled and failed matches are
+    skipped, which makes duplicate deliveries cheap."""
+    rows = connection.execute(
+        sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
+        .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(("scheduled", "running")))
+        .order_by(match_t.c.id)
+    ).all()
+    if not rows:
+        return []
+    bots = bots_by_id(connection, [b for row in rows for b in row.seating])
+    specs = []
+    now = utcnow()
+    for row in rows:
+        attempts = row.attempts + 1
+        if attempts > max_attempts:
+            connection.execute(match_t.update().where(match_t.c.id == row.id).values(status="failed"))
+            metrics.MATCHES.labels(game=row.game, status="failed").inc()
+            if row.tournament_id is not None:
+                _maybe_finish(connection, row.tournament_id, now)
+            continue
+        connection.execute(
+            match_t.update()
+            .where(match_t.c.id == row.id)
+            .values(status="running", attempts=attempts, claimed_by=worker, started_at=now)
+        )
+        clock = Clock(move=row.move_time if row.move_time is not None else 2.0,
+                      bank=row.time_bank if row.time_bank is not None else 30.0)
+        seats = tuple(
+            {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy,
+             "think": bots[b].think}
+            for b in row.seating
+        )
+        specs.append(MatchSpec(row.id, row.game, dict(row.options), int(row.seed), seats, clock))
+    return specs
+
+
+def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[int]:
+    """Claim, play and record ``match_ids``; returns the ids this call recorded."""
+    config = settings()
+    with db.transaction(url) as connection:
+        specs = claim_matches(connection, match_ids, worker_name(), config.max_attempts)
+    recorded = []
+    for spec in specs:
+        players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
+        result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
+        with db.transaction(url) as connection:
+            fresh = record_result(connection, spec.id, result, config.elo_k)
+        metrics.observe_match(result, "done" if fresh else "duplicate")
+        if fresh:
+            recorded.append(spec.id)
+    return recorded

@@ -1,0 +1,110 @@
+"""Creating, cancelling and listing the work of tournaments in the store.
+
+Creating a tournament only writes rows; dispatching its matches is the caller's next step,
+after this transaction has committed (a task must never see a row that does not exist yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import games
+from arena.store.models import Match, Tournament, utcnow
+from arena.store.queries import ensure_house_bot
+
+from .schedule import round_robin
+
+match_t = Match.__table__
+tournament_t = Tournament.__table__
+
+
+def create_tournament(
+    connection: Connection,
+    game_names: Sequence[str],
+    bots: Sequence[str],
+    sizes: Sequence[int] | None = None,
+    repetitions: int = 1,
+    seed: int = 0,
+    rated: bool = True,
+    name: str = "",
+    move_time: float = 2.0,
+    time_bank: float = 30.0,
+    options: dict[str, dict[str, Any]] | None = None,
+) -> int:
+    """Write a round-robin tournament over several games and its scheduled matches.
+
+    ``bots`` are bot names (unknown names become house bots, see ``ensure_house_bot``);
+    ``sizes`` are table sizes, each used where the game allows it (default: every legal
+    size up to the number of bots). Returns the tournament id."""
+    if len(set(bots)) != len(bots) or len(bots) < 2:
+        raise ValueError("a tournament needs at least two distinct bots")
+    ids = {bot: ensure_house_bot(connection, bot) for bot in bots}
+    plans = []
+    for game_name in game_names:
+        game = games.get(game_name)
+        game_options = game.resolve_options((options or {}).get(game_name))
+        legal = set(game.player_counts(game_options))
+        wanted = [n for n in (sizes or sorted(legal)) if n in legal and n <= len(bots)]
+        if not wanted:
+            raise ValueError(f"{game_name}: no table size among {list(sizes or [])} is playable")
+        plans += round_robin(game.name, [ids[b] for b in bots], wanted, repetitions, seed, game_options)
+    tournament_id = connection.execute(
+        tournament_t.insert()
+        .values(
+            name=name or f"round robin of {', '.join(game_names)}",
+            status="running" if plans else "done",
+            rated=rated,
+            seed=seed,
+            move_time=move_time,
+            time_bank=time_bank,
+            spec={"games": list(game_names), "bots": list(bots), "sizes": list(sizes or []),
+                  "repetitions": repetitions, "options": options or {}},
+            created_at=utcnow(),
+        )
+        .returning(tournament_t.c.id)
+    ).scalar_one()
+    now = utcnow()
+    rows = [
+        {"tournament_id": tournament_id, "game": p.game, "options": p.options, "seed": p.seed,
+         "seating": list(p.seating), "rated": rated, "status": "scheduled", "attempts": 0, "created_at": now}
+        for p in plans
+    ]
+    for start in range(0, len(rows), 2000):
+        connection.execute(match_t.insert(), rows[start : start + 2000])
+    return tournament_id
+
+
+def pending_match_ids(connection: Connection, tournament_id: int) -> list[int]:
+    """Matches of the tournament not finished yet, in schedule order."""
+    return list(
+        connection.execute(
+            sa.select(match_t.c.id)
+            .where(match_t.c.tournament_id == tournament_id, match_t.c.status.in_(("scheduled", "running")))
+            .order_by(match_t.c.id)
+        ).scalars()
+    )
+
+
+def cancel_tournament(connection: Connection, tournament_id: int) -> int:
+    """Stop a tournament: its matches not yet started are cancelled (a match already being
+    played finishes and is recorded). Returns how many were cancelled."""
+    found = connection.execute(
+        sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
+    ).scalar_one_or_none()
+    if found is None:
+        raise KeyError(f"no tournament {tournament_id}")
+    cancelled = connection.execute(
+        match_t.update()
+        .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "scheduled")
+        .values(status="cancelled")
+    ).rowcount
+    connection.execute(
+        tournament_t.update()
+        .where(tournament_t.c.id == tournament_id, tournament_t.c.status == "running")
+        .values(status="cancelled", finished_at=utcnow())
+    )
+    return cancelled

@@ -1,0 +1,54 @@
+"""The Celery app, configured from ``arena.config`` when imported.
+
+No loss and no double counting: tasks are acknowledged only after they finish (late acks)
+and handed back if the worker process dies (reject on worker lost); a worker takes one
+task at a time (prefetch 1); Redis redelivers a task nobody acknowledged after the
+visibility timeout, which must exceed the longest task; hard and soft time limits stop a
+stuck task; every match is idempotent on its own, so any redelivery is harmless; a match
+delivered too often is marked failed (see ``arena.tournaments.play.claim_matches``).
+
+Embedded (no ``ARENA_REDIS_URL``): an in-memory broker and eager execution, so the same
+tasks run in the calling process.
+"""
+
+from __future__ import annotations
+
+from celery import Celery, signals
+
+from arena.config import settings
+
+
+def configure(app: Celery) -> Celery:
+    """Apply the arena's settings to ``app`` (reads the environment now)."""
+    config = settings()
+    app.conf.update(
+        broker_url=config.redis_url or "memory://",
+        task_always_eager=config.embedded,
+        task_eager_propagates=True,
+        task_ignore_result=True,
+        result_backend=None,
+        task_serializer="json",
+        accept_content=["json"],
+        task_default_queue=config.queue,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": config.visibility_timeout},
+        task_time_limit=config.task_time_limit,
+        task_soft_time_limit=max(1, config.task_time_limit - 30),
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+    return app
+
+
+app = configure(Celery("arena", include=["workers.tasks"]))
+
+
+@signals.worker_process_init.connect
+def _fresh_connections(**_: object) -> None:
+    # A forked pool child must not share its parent's database sockets.
+    from arena.store import db
+
+    db.dispose_all()

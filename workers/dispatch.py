@@ -1,0 +1,93 @@
+"""Sending matches to the workers, or playing them here when embedded.
+
+Short house-bot matches travel in batches (``ARENA_BATCH_SIZE`` per task: one task costs
+more broker and worker overhead than a whole house-bot match of most games); matches with
+an external or paced bot travel one per task so one slow match never holds others back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import sqlalchemy as sa
+
+from arena.config import settings
+from arena.store import db
+from arena.store.models import Bot, Match
+from arena.store.queries import tournament_status
+from arena.tournaments import pending_match_ids
+
+Progress = Callable[[int, int], None]
+
+
+def batches(ids: Sequence[int], size: int) -> list[list[int]]:
+    """``ids`` cut into lists of at most ``size``."""
+    size = max(1, size)
+    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
+
+
+def split_by_length(match_ids: Sequence[int], url: str | None = None) -> tuple[list[int], list[int]]:
+    """(short, long) matches: long ones seat an external or paced bot."""
+    match_t, bot_t = Match.__table__, Bot.__table__
+    with db.transaction(url) as connection:
+        slow_bots = set(
+            connection.execute(sa.select(bot_t.c.id).where((bot_t.c.kind != "house") | (bot_t.c.think > 0))).scalars()
+        )
+        rows = connection.execute(
+            sa.select(match_t.c.id, match_t.c.seating).where(match_t.c.id.in_(list(match_ids)))
+        ).all()
+    seats = {row.id: row.seating for row in rows}
+    short = [m for m in match_ids if not slow_bots.intersection(seats.get(m, []))]
+    long = [m for m in match_ids if slow_bots.intersection(seats.get(m, []))]
+    return short, long
+
+
+def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None) -> int:
+    """Send ``match_ids`` (rows already committed) to the workers; embedded, play them now.
+    Returns the number of tasks."""
+    from .tasks import play_matches
+
+    config = settings()
+    short, long = split_by_length(match_ids)
+    work = batches(short, batch_size or config.batch_size) + batches(long, 1)
+    done = 0
+    for batch in work:
+        if config.embedded:
+            play_matches.apply(args=(batch,), throw=True)
+            done += len(batch)
+            if progress:
+                progress(done, len(match_ids))
+        else:
+            play_matches.apply_async(args=(batch,), queue=config.queue)
+    return len(work)
+
+
+def wait_for(tournament_id: int, progress: Progress | None = None, timeout: float | None = None,
+             poll: float = 0.5) -> dict:
+    """Block until the tournament has no pending match; returns its status."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        with db.transaction() as connection:
+            status = tournament_status(connection, tournament_id)
+        done = sum(g["done"] + g["failed"] + g["cancelled"] for g in status["games"].values())
+        total = sum(g["total"] for g in status["games"].values())
+        if progress:
+            progress(done, total)
+        if status["status"] != "running" or done >= total:
+            return status
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"tournament {tournament_id}: {done}/{total} after {timeout} s")
+        time.sleep(poll)
+
+
+def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
+                   batch_size: int | None = None) -> dict:
+    """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
+    with db.transaction() as connection:
+        ids = pending_match_ids(connection, tournament_id)
+    dispatch(ids, batch_size, progress)
+    if wait or settings().embedded:
+        return wait_for(tournament_id, progress if not settings().embedded else None)
+    with db.transaction() as connection:
+        return tournament_status(connection, tournament_id)
