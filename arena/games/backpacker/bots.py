@@ -174,15 +174,17 @@ class BackpackerHeuristic(HouseBot):
                 known = self.obs["known_hands"].get(str(target), [])
                 return 60 * len(self._grey_in_hand()) - 40 * sum(c in GREY for c in known) - 40
             if card in ("seek_guidance", "grapevine"):
-                return 60 + 20 * len(self._grey_in_hand()) + threat * 0.1
+                relief = max((GREY_PAIN[g] for g in self._grey_in_hand()), default=0)
+                return 60 + 0.5 * relief + threat * 0.1
             return 30 + threat * 0.4  # pink cards
-        greys = len(self._grey_in_hand())
+        pains = sorted((GREY_PAIN[g] for g in self._grey_in_hand()), reverse=True)
+        relief = pains[0] if pains else 0
         if card == "reunion":
-            return 20 + 70 * min(greys, 1)
+            return 20 + 0.8 * relief
         if card == "fate":
-            return 10 + 50 * min(greys, self.obs["num_players"] - 1)
+            return 10 + 0.7 * sum(pains[: self.obs["num_players"] - 1])
         if card == "change_of_plans":
-            return 80 * greys - 40
+            return 0.8 * sum(pains) - 60
         if card == "inspiration":
             name = args.get("country")
             return (COUNTRIES[name].points + 40) if name else -20

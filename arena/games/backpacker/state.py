@@ -196,7 +196,8 @@ class BackpackerState(State):
             acts = [a for a in play_actions(self, seat) if a.split()[1:2] == [forced]]
             return acts or [f"discard {forced}"]
         if phase == "whirlwind":
-            return ["stop", *country_plays(self, seat, set(hand))]
+            # 9.6 Whirlwind Tour: play as many countries and bonuses as possible, then stop.
+            return country_plays(self, seat, set(hand)) or ["stop"]
         if phase == "pass":
             return [f"pass {c}" for c in set(hand)]
         if phase == "near_miss":
@@ -303,8 +304,8 @@ class BackpackerState(State):
             return
         if (
             self.past_version != self.go_start_version
-            and self.past
             and self.in_game("follow_the_trail")
+            and self.past
             and "follow_the_trail" not in self.past
         ):
             # 9.6 Follow the Trail: a window for every seat whenever the go changed the top
@@ -469,7 +470,7 @@ class BackpackerState(State):
             else:
                 self._resolve_attack()
             return
-        self._note(f"p{seat} plays {card}")
+        self._note(" ".join([f"p{seat} plays {card}", *(f"{k}={v}" for k, v in args.items())]))
         handler = getattr(self, "_card_" + card)
         handler(seat, args)
 
