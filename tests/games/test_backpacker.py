@@ -815,3 +815,41 @@ def test_illegal_action_is_refused() -> None:
     state = position([["uk"] * 6, ["culture"] * 5])
     with pytest.raises(IllegalAction):
         state.apply(0, "discard mali")
+
+
+# ----- invariants over random play ----------------------------------------------------------------
+def test_five_cards_at_the_start_of_every_go_and_knowledge_stays_true() -> None:
+    """6 rule 3 (everyone has 5 cards at the end of every go) and the known-hands record
+    (a viewer's known cards are always really in that hand), over random matches."""
+    import random
+    from collections import Counter
+
+    for options in ({}, {"cards": "basic"}):
+        for n in (2, 4, 6):
+            state = GAME.new_state(n, 11, options)
+            assert isinstance(state, BackpackerState)
+            rng = random.Random(n)
+            while to_act := state.to_act():
+                if state.phase == "start" and state.pending == {}:
+                    assert [len(h) for h in state.hands] == [5] * n
+                for viewer in range(n):
+                    for holder in range(n):
+                        assert not Counter(state.known[viewer][holder]) - Counter(state.hands[holder])
+                seat = to_act[rng.randrange(len(to_act))]
+                state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+def test_resample_keeps_what_the_seat_knows() -> None:
+    """Determinization: cards a seat has seen in another hand stay there; the rest moves."""
+    import random
+
+    state = position([["everest", "uk", "uk", "uk", "uk", "uk"], ["mali", "fiji", "peru", "kenya", "egypt"],
+                      ["japan"] * 5], future=["culture", "beach", "trekking", "wildlife"] * 5,
+                     extra_cards="everest")
+    state.apply(0, "play everest")
+    for k in range(5):
+        twin = state.resample_hidden(0, random.Random(k))
+        assert sorted(twin.hands[1]) == sorted(state.hands[1])  # type: ignore[attr-defined]
+        assert twin.observation(0) == state.observation(0)
+    others = [state.resample_hidden(1, random.Random(k)) for k in range(5)]
+    assert any(sorted(t.hands[0]) != sorted(state.hands[0]) for t in others)  # type: ignore[attr-defined]

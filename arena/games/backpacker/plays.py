@@ -60,12 +60,15 @@ def credit_available(state: BackpackerState, seat: int) -> bool:
     return True
 
 
-def country_plays(state: BackpackerState, seat: int, kinds: set[str]) -> list[str]:
+def country_plays(
+    state: BackpackerState, seat: int, kinds: set[str], been: set[str] | None = None
+) -> list[str]:
     """Countries and bonuses ``seat`` may put on its pile now (rules 5, 6; 9.1; 9.6)."""
     acts: list[str] = []
     trip = state.trips[seat]
     if not countries_blocked(state, seat):
-        been = visited(state, seat)
+        if been is None:
+            been = visited(state, seat)
         credit = "credit_card" in kinds and credit_available(state, seat)
         for card in kinds:
             country = COUNTRIES.get(card)
@@ -89,7 +92,8 @@ def play_actions(state: BackpackerState, seat: int) -> list[str]:
     others = [t for t in range(n) if t != seat]
     mine = status_card(state, seat)
     trip = state.trips[seat]
-    acts = country_plays(state, seat, kinds)
+    been = visited(state, seat)
+    acts = country_plays(state, seat, kinds, been)
     for card in kinds:
         if card in COUNTRIES or card in BONUS_CARDS:
             acts.append(f"discard {card}")
@@ -119,7 +123,6 @@ def play_actions(state: BackpackerState, seat: int) -> list[str]:
         elif card == "inspiration":
             acts.append("play inspiration")
             if not countries_blocked(state, seat):
-                been = visited(state, seat)
                 acts.extend(
                     f"play inspiration country={c}"
                     for c, country in COUNTRIES.items()
@@ -127,7 +130,6 @@ def play_actions(state: BackpackerState, seat: int) -> list[str]:
                 )
         elif card == "paths_cross":
             if not countries_blocked(state, seat):
-                been = visited(state, seat)
                 acts.extend(
                     f"play paths_cross from={t}"
                     for t in others

@@ -174,7 +174,8 @@ class BackpackerState(State):
             return (self.current,)
         if phase in _SIMULTANEOUS:
             choices = self.pending["choices"]
-            return tuple(sorted(int(s) for s, c in choices.items() if c is None))
+            # The choices dict is built in seat order, so this is already sorted.
+            return tuple([int(s) for s, c in choices.items() if c is None])
         if phase in ("near_miss", "cafe_answer", "cafe_accept"):
             return (self.pending["target"],)
         if phase == "influence":
@@ -191,6 +192,8 @@ class BackpackerState(State):
             return acts
         if phase == "play":
             return play_actions(self, seat)
+        if phase == "trail":
+            return ["decline", "play follow_the_trail"] if "follow_the_trail" in hand and self.past else ["decline"]
         if phase == "forced":
             forced = self.pending["forced"]
             acts = [a for a in play_actions(self, seat) if a.split()[1:2] == [forced]]
@@ -204,8 +207,6 @@ class BackpackerState(State):
             return ["decline", "play near_miss"] if "near_miss" in hand else ["decline"]
         if phase == "companion":
             return ["decline", "play travelling_companion"] if "travelling_companion" in hand else ["decline"]
-        if phase == "trail":
-            return ["decline", "play follow_the_trail"] if "follow_the_trail" in hand and self.past else ["decline"]
         if phase == "cafe_ask":
             kinds = sorted(self._kinds())
             acts = ["no_exchange"]
