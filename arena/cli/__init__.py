@@ -8,7 +8,16 @@ import importlib
 import sys
 
 # Modules that contribute sub-commands, in the order ``arena --help`` lists them.
-COMMAND_MODULES = ["games_cmd", "play_cmd", "demo_cmd"]
+COMMAND_MODULES = [
+    "games_cmd",
+    "play_cmd",
+    "demo_cmd",
+    "tournament_cmd",
+    "leaderboard_cmd",
+    "match_cmd",
+    "ratings_cmd",
+    "worker_cmd",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,34 +1,83 @@
-"""``arena demo``: a small round robin of house bots over every registered game, in one
-process, with a table of results per game."""
+"""``arena demo``: a multi-game round robin of house bots through the whole pipeline
+(store, tournament, tasks, ratings) on the embedded default, then the leaderboards.
+
+With nothing configured it runs in this process on a SQLite file; with ``ARENA_REDIS_URL``
+set the same tournament goes to the Celery workers."""
 
 from __future__ import annotations
 
 import argparse
+import time
 
 from arena import games
 from arena.games import house
+from arena.store import db, queries
+from arena.tournaments import create_tournament
+
+from .leaderboard_cmd import print_leaderboard
+from .progress import ProgressBar
+from .tournament_cmd import print_status
+
+
+def lineup(game: str) -> list[str]:
+    """Three house bots for ``game``: its heuristic against two random bots, or three
+    random bots when the game has no heuristic yet."""
+    if "heuristic" in house.bot_names(game):
+        return ["heuristic", "random", "random-2"]
+    return ["random", "random-2", "random-3"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("demo", help="a small round robin of house bots over every game")
-    parser.add_argument("--matches", type=int, default=20, help="matches per game")
+    parser = subparsers.add_parser("demo", help="a rated round robin of house bots over every game")
+    parser.add_argument("--games", default="", help="comma separated games (default: every game)")
+    parser.add_argument("--budget", type=float, default=25.0,
+                        help="seconds of play to aim for; repetitions per game are fitted to it")
+    parser.add_argument("--max-repetitions", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
     parser.set_defaults(func=run)
 
 
+def time_one(game: str, seats: list[str]) -> float:
+    started = time.perf_counter()
+    house.play(game, seats, seed=0)
+    return time.perf_counter() - started
+
+
+def plan_repetitions(names: list[str], budget: float, cap: int) -> dict[str, int]:
+    """Repetitions per game so that every game gets a fair share of the budget: one timed
+    match per game tells how long its rounds take."""
+    share = budget / max(1, len(names))
+    plan = {}
+    for name in names:
+        per_match = time_one(name, [b.split("-")[0] for b in lineup(name)[:2]])
+        matches_per_rep = 6 + (3 if 3 in games.get(name).player_counts() else 0)
+        plan[name] = max(1, min(cap, int(share / max(1e-4, per_match * matches_per_rep))))
+    return plan
+
+
 def run(args: argparse.Namespace) -> int:
-    print(f"{'game':<22}{'matches':>8}{'heuristic wins':>16}{'random wins':>13}{'draws':>7}")
-    for name in games.names():
-        wins = {"heuristic": 0.0, "random": 0.0}
-        draws = 0
-        bots = house.bot_names(name)
-        pair = ["heuristic", "random"] if "heuristic" in bots else ["random", "random"]
-        for i in range(args.matches):
-            seats = pair if i % 2 == 0 else pair[::-1]  # both bots sit in both seats
-            state, _ = house.play(name, seats, seed=i // 2)
-            ranks = state.outcome().ranks
-            if ranks[0] == ranks[1]:
-                draws += 1
-            else:
-                wins[seats[ranks.index(1)]] += 1
-        print(f"{name:<22}{args.matches:>8}{wins['heuristic']:>16g}{wins['random']:>13g}{draws:>7}")
+    names = [games.get(n.strip()).name for n in args.games.split(",") if n.strip()] or games.names()
+    if not names:
+        print("no games registered")
+        return 1
+    plan = plan_repetitions(names, args.budget, args.max_repetitions)
+    started = time.perf_counter()
+    ids = []
+    with db.transaction() as connection:
+        for name, reps in plan.items():
+            ids.append(create_tournament(connection, [name], lineup(name), [2, 3], reps, args.seed,
+                                         name=f"demo {name}"))
+    from workers.dispatch import run_tournament
+
+    bar = ProgressBar("demo", force=True)
+    for tournament_id in ids:
+        bar.label = f"demo tournament {tournament_id}"
+        status = run_tournament(tournament_id, wait=True, progress=bar)
+        bar.close()
+        print_status(status)
+    print(f"\nplayed in {time.perf_counter() - started:.1f} s; store: {db.engine().url}\n")
+    with db.transaction() as connection:
+        for name in names:
+            print_leaderboard(name, queries.leaderboard(connection, name))
+            print()
     return 0

@@ -13,8 +13,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.games import house
 from arena.store.models import Match, Tournament, utcnow
-from arena.store.queries import ensure_house_bot
+from arena.store.queries import bots_by_id, ensure_house_bot
 
 from .schedule import round_robin
 
@@ -43,11 +44,17 @@ def create_tournament(
     if len(set(bots)) != len(bots) or len(bots) < 2:
         raise ValueError("a tournament needs at least two distinct bots")
     ids = {bot: ensure_house_bot(connection, bot) for bot in bots}
+    strategies = house_strategies(connection, list(ids.values()))
+    strategies = {bot: strategies.get(ids[bot]) for bot in bots}
     plans = []
     for game_name in game_names:
         game = games.get(game_name)
         game_options = game.resolve_options((options or {}).get(game_name))
         legal = set(game.player_counts(game_options))
+        for bot in bots:
+            strategy = strategies.get(bot)
+            if strategy is not None and strategy not in house.bot_names(game.name):
+                raise ValueError(f"bot {bot}: no house bot {strategy!r} for {game.name}")
         wanted = [n for n in (sizes or sorted(legal)) if n in legal and n <= len(bots)]
         if not wanted:
             raise ValueError(f"{game_name}: no table size among {list(sizes or [])} is playable")
@@ -76,6 +83,11 @@ def create_tournament(
     for start in range(0, len(rows), 2000):
         connection.execute(match_t.insert(), rows[start : start + 2000])
     return tournament_id
+
+
+def house_strategies(connection: Connection, bot_ids: list[int]) -> dict[int, str]:
+    """The house strategy of each house bot among ``bot_ids``."""
+    return {b.id: b.strategy for b in bots_by_id(connection, bot_ids).values() if b.kind == "house"}
 
 
 def pending_match_ids(connection: Connection, tournament_id: int) -> list[int]:

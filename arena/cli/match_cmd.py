@@ -1,0 +1,44 @@
+"""``arena match show ID``: a recorded match, its seats and its transcript, readable."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from arena.store import db, queries
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("match", help="show recorded matches")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="a match and its transcript")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true", help="the raw transcript")
+    show.set_defaults(func=run_show)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with db.transaction() as connection:
+        match = queries.match_detail(connection, args.id)
+    transcript = match["transcript"]
+    if args.json:
+        print(json.dumps(transcript, indent=1, default=str))
+        return 0
+    rated = "rated" if match["rated"] else "unrated"
+    print(f"match {match['id']}: {match['game']}, seed {match['seed']}, {rated}, {match['status']}"
+          + (f", tournament {match['tournament_id']}" if match["tournament_id"] else ""))
+    if match["options"]:
+        print(f"  options {json.dumps(match['options'])}")
+    by_seat = {s["seat"]: s for s in match["seats"]}
+    for seat, bot in enumerate(match["seating"]):
+        s = by_seat.get(seat)
+        finish = (f"rank {s['rank']}, score {s['score']:g}, strikes {s['strikes']}"
+                  + (", forfeited" if s["forfeited"] else "")) if s else "not finished"
+        print(f"  seat {seat}: {bot:<16} {finish}")
+    if transcript:
+        print(f"  {len(transcript['decisions'])} decisions in {match['duration_ms']:.1f} ms"
+              + (" (turn cap reached)" if transcript["capped"] else ""))
+        for turn, seat, action, ms, code in transcript["decisions"]:
+            flag = "" if code == "ok" else f"  [{code}]"
+            print(f"  {turn:>5}  seat {seat}  {action:<30} {ms:>8.2f} ms{flag}")
+    return 0

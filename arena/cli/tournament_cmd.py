@@ -1,0 +1,130 @@
+"""``arena tournament create|run|status|cancel``: round robins of bots over games."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from arena import games
+from arena.store import db, queries
+from arena.tournaments import cancel_tournament, create_tournament
+
+from .progress import ProgressBar
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("tournament", help="create, run, follow and cancel tournaments")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    create = actions.add_parser("create", help="draw up a round robin (and run it with --run)")
+    create.add_argument("--game", action="append", required=True,
+                        help="a game (repeatable, or comma separated; 'all' for every game)")
+    create.add_argument("--bots", default="heuristic,random,random-2",
+                        help="bot names, comma separated; new names become house bots playing the "
+                             "strategy before the first '-' (default %(default)s)")
+    create.add_argument("--sizes", default="", help="table sizes, e.g. 2,3 (default: every legal size)")
+    create.add_argument("--repetitions", type=int, default=1, help="fresh deals per group")
+    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--name", default="")
+    create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
+    create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
+    create.add_argument("--time-bank", type=float, default=30.0, help="overage seconds per match")
+    create.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
+                        help="a rule option for one game")
+    create.add_argument("--run", action="store_true", help="dispatch the matches and wait for the end")
+    create.set_defaults(func=run_create)
+
+    run = actions.add_parser("run", help="dispatch a tournament's pending matches")
+    run.add_argument("id", type=int)
+    run.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
+    run.set_defaults(func=run_run)
+
+    status = actions.add_parser("status", help="done/total per game")
+    status.add_argument("id", type=int)
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=run_status)
+
+    cancel = actions.add_parser("cancel", help="cancel the matches not started yet")
+    cancel.add_argument("id", type=int)
+    cancel.set_defaults(func=run_cancel)
+
+
+def parse_games(values: list[str]) -> list[str]:
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    if "all" in names:
+        return games.names()
+    return [games.get(n).name for n in names]
+
+
+def parse_game_options(pairs: list[str]) -> dict[str, dict]:
+    options: dict[str, dict] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        game, dot, name = key.partition(".")
+        if not (sep and dot):
+            raise ValueError(f"option {pair!r}: expected GAME.NAME=VALUE")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options.setdefault(game, {})[name] = value
+    return options
+
+
+def run_create(args: argparse.Namespace) -> int:
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()] or None
+    with db.transaction() as connection:
+        tournament_id = create_tournament(
+            connection, parse_games(args.game), bots, sizes, args.repetitions, args.seed,
+            rated=not args.unrated, name=args.name, move_time=args.move_time,
+            time_bank=args.time_bank, options=parse_game_options(args.option),
+        )
+        status = queries.tournament_status(connection, tournament_id)
+    total = sum(g["total"] for g in status["games"].values())
+    print(f"tournament {tournament_id}: {total} matches over {', '.join(status['games'])}")
+    if args.run:
+        return follow(tournament_id, wait=True)
+    return 0
+
+
+def follow(tournament_id: int, wait: bool) -> int:
+    """Dispatch the tournament's pending matches, show progress, print the status."""
+    from workers.dispatch import run_tournament
+
+    bar = ProgressBar(f"tournament {tournament_id}")
+    try:
+        status = run_tournament(tournament_id, wait=wait, progress=bar)
+    finally:
+        bar.close()
+    print_status(status)
+    return 0
+
+
+def run_run(args: argparse.Namespace) -> int:
+    return follow(args.id, wait=not args.no_wait)
+
+
+def print_status(status: dict) -> None:
+    rated = "rated" if status["rated"] else "unrated"
+    print(f"tournament {status['id']} ({status['name']}, {rated}): {status['status']}")
+    for game, counts in status["games"].items():
+        extra = "".join(f", {counts[k]} {k}" for k in ("failed", "cancelled") if counts[k])
+        print(f"  {game:<22} {counts['done']:>6}/{counts['total']:<6} done{extra}")
+
+
+def run_status(args: argparse.Namespace) -> int:
+    with db.transaction() as connection:
+        status = queries.tournament_status(connection, args.id)
+    if args.json:
+        print(json.dumps(status, indent=2))
+    else:
+        print_status(status)
+    return 0
+
+
+def run_cancel(args: argparse.Namespace) -> int:
+    with db.transaction() as connection:
+        cancelled = cancel_tournament(connection, args.id)
+    print(f"tournament {args.id}: {cancelled} matches cancelled")
+    return 0
