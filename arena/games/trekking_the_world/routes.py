@@ -82,51 +82,87 @@ def _walks() -> dict[tuple[int, int], tuple[int, ...]]:
 _WALKS = _walks()
 
 
-@lru_cache(maxsize=1 << 16)
-def reach(start: str, blocked: int, max_len: int) -> dict[str, int]:
-    """For each location other than ``start``: a bit mask of the trail lengths (1 to
-    ``max_len``) that end there without reusing a connection or touching ``blocked``.
+_SPAN = len(LOCATIONS)  # bits per length in the packed masks below
+_ALL = (1 << _SPAN) - 1
+# _AHEAD[(node, edge)]: the walk bounds for k = 1 .. MAX_MOVE packed in one integer, the
+# locations for k more connections at bits k * _SPAN, so a whole check is one big-int test.
+_AHEAD: dict[tuple[int, int], int] = {
+    key: sum(row[k] << (k * _SPAN) for k in range(1, MAX_MOVE + 1)) for key, row in _WALKS.items()
+}
 
-    A depth-first search over trails, cut off where every location a walk could still
-    reach at every remaining length has already been found. Results are shared between
-    states: treat the returned dict as read-only."""
+
+@lru_cache(maxsize=1 << 16)
+def _trail_ends(start: str, blocked: int, max_len: int) -> int:
+    """Every (length, location) a trail of 1 to ``max_len`` connections from ``start`` can
+    end on without reusing a connection or touching ``blocked``: bit length * _SPAN + index.
+
+    A depth-first search over trails that does not enter a connection when every location
+    a walk could still reach from there, at every remaining length, has already been found.
+    """
     origin = LOCATION_INDEX[start]
-    free = ~(blocked | 1 << origin)
-    found = [0] * (max_len + 1)  # found[d]: locations reached by a trail of length d
+    free = _ALL & ~(blocked | 1 << origin)
+    # found: bit depth * _SPAN + location for every trail end found so far
+    wanted = sum(free << (d * _SPAN) for d in range(1, max_len + 1))
+    found = 0
 
     def walk(node: int, used: int, depth: int) -> None:
+        nonlocal found
         depth += 1
-        rest = max_len - depth
+        shift = depth * _SPAN
         for nb, edge in _ADJ[node]:
             if used & edge or blocked >> nb & 1:
                 continue
-            found[depth] |= 1 << nb
-            if rest:
-                # go on only if some location may still be found at some length from here
-                walks = _WALKS[(nb, edge)]
-                for k in range(1, rest + 1):
-                    if walks[k] & free & ~found[depth + k]:
-                        walk(nb, used | edge, depth)
-                        break
+            found |= 1 << (shift + nb)
+            if depth < max_len and _AHEAD[(nb, edge)] << shift & wanted & ~found:
+                walk(nb, used | edge, depth)
 
     if max_len > 0:
         walk(origin, 0, 0)
+    return found & wanted
+
+
+def _unpack(found: int, lengths: int) -> dict[str, int]:
+    """Packed trail ends to {location: bit mask of lengths}, for the lengths in ``lengths``."""
     out: dict[str, int] = {}
-    for depth in range(1, max_len + 1):
-        mask = found[depth] & free
-        while mask:
-            low = mask & -mask
-            loc = LOCATIONS[low.bit_length() - 1]
-            out[loc] = out.get(loc, 0) | 1 << depth
-            mask ^= low
+    depth = 0
+    while lengths >> depth:
+        if lengths >> depth & 1:
+            layer = found >> (depth * _SPAN) & _ALL
+            while layer:
+                low = layer & -layer
+                loc = LOCATIONS[low.bit_length() - 1]
+                out[loc] = out.get(loc, 0) | 1 << depth
+                layer ^= low
+        depth += 1
     return out
 
 
-@lru_cache(maxsize=1 << 16)
+def reach(start: str, blocked: int, max_len: int) -> dict[str, int]:
+    """For each location other than ``start``: a bit mask of the trail lengths (1 to
+    ``max_len``) that end there without reusing a connection or touching ``blocked``."""
+    return _unpack(_trail_ends(start, _near(start, blocked, max_len), max_len), (2 << max_len) - 2)
+
+
+def _near(start: str, blocked: int, max_len: int) -> int:
+    """Only occupied locations a trail of ``max_len`` could touch matter (better caching)."""
+    row = DISTANCE[LOCATION_INDEX[start]]
+    keep = 0
+    while blocked:
+        low = blocked & -blocked
+        if row[low.bit_length() - 1] <= max_len:
+            keep |= low
+        blocked ^= low
+    return keep
+
+
 def moves(start: str, blocked: int, sums: int) -> dict[str, int]:
     """Locations a move can end on, each with the lengths that both a trail allows and the
     hand can pay (``sums``: bit mask of the totals some of its cards make). Read-only."""
     if not sums:
         return {}
-    routes = reach(start, blocked, sums.bit_length() - 1)
-    return {loc: mask & sums for loc, mask in routes.items() if mask & sums}
+    return _moves(start, _near(start, blocked, sums.bit_length() - 1), sums)
+
+
+@lru_cache(maxsize=1 << 16)
+def _moves(start: str, blocked: int, sums: int) -> dict[str, int]:
+    return _unpack(_trail_ends(start, blocked, sums.bit_length() - 1), sums)
