@@ -264,6 +264,7 @@ class CrazyEightsState(State):
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "last_hand": self.last_hand,
+            "options": dict(self.options),
         }
         return obs
 

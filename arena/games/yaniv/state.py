@@ -241,6 +241,7 @@ class YanivState(State):
             "round_number": self.round_number,
             "call_limit": self.options["call_limit"],
             "last_round": self.last_round,
+            "options": dict(self.options),
         }
 
     def _resample(self, seat: int, rng: random.Random) -> None:
