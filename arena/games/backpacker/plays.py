@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .deck import BAD_ADVICE, BONUS_CARDS, COUNTRIES, GREY, PINK
 
 if TYPE_CHECKING:
-    from .state import BackpackerState
+    from .table import Table
 
 # backpacker 9.3/9.4: which Good Advice removes which Bad Advice.
 GOOD_FOR = {
@@ -28,28 +28,28 @@ NEAR_MISS_TARGETS = BAD_ADVICE | PINK | {"wrong_backpack", "paths_cross", "seek_
 DATE_LINE_MAX = 20  # backpacker 9.6 International Date Line: between 1 and 20 cards
 
 
-def status_card(state: BackpackerState, seat: int) -> str | None:
+def status_card(state: Table, seat: int) -> str | None:
     status = state.status[seat]
     return status["card"] if status else None
 
 
-def countries_blocked(state: BackpackerState, seat: int) -> bool:
+def countries_blocked(state: Table, seat: int) -> bool:
     """9.3 Bad Advice, 9.7 Love and Visa Problem stop new countries."""
     card = status_card(state, seat)
     return card is not None and (card in BAD_ADVICE or card in ("love", "visa_problem"))
 
 
-def bonuses_blocked(state: BackpackerState, seat: int) -> bool:
+def bonuses_blocked(state: Table, seat: int) -> bool:
     """9.3 Bad Advice and 9.7 Love stop new bonuses."""
     card = status_card(state, seat)
     return card is not None and (card in BAD_ADVICE or card == "love")
 
 
-def visited(state: BackpackerState, seat: int) -> set[str]:
+def visited(state: Table, seat: int) -> set[str]:
     return {COUNTRIES[e["country"]].continent for e in state.trips[seat]}
 
 
-def credit_available(state: BackpackerState, seat: int) -> bool:
+def credit_available(state: Table, seat: int) -> bool:
     """9.6 Credit Card: one second country of a colour per trip (at most 2 of a colour)."""
     seen: set[str] = set()
     for entry in state.trips[seat]:
@@ -61,7 +61,7 @@ def credit_available(state: BackpackerState, seat: int) -> bool:
 
 
 def country_plays(
-    state: BackpackerState, seat: int, kinds: set[str], been: set[str] | None = None
+    state: Table, seat: int, kinds: set[str], been: set[str] | None = None
 ) -> list[str]:
     """Countries and bonuses ``seat`` may put on its pile now (rules 5, 6; 9.1; 9.6)."""
     acts: list[str] = []
@@ -84,7 +84,7 @@ def country_plays(
     return acts
 
 
-def play_actions(state: BackpackerState, seat: int) -> list[str]:
+def play_actions(state: Table, seat: int) -> list[str]:
     """Every action of the go's main step for ``seat`` holding 6 (or more) cards."""
     hand = state.hands[seat]
     kinds = set(hand)
