@@ -245,7 +245,8 @@ class Core(State):
         n = self.num_players
         for k in range(n):
             seat = (self.current + k) % n
-            if len(self.hands[seat]) > self.hand_limit(seat):
+            size = len(self.hands[seat])
+            if size > HAND_LIMIT and size > self.hand_limit(seat):
                 return seat
         return None
 

@@ -19,9 +19,22 @@ from .core import ACTION, IDLE, MAX_OFFERS
 from .expansions import Expansions
 
 # What a trade can ask for in pairs: the kinds a traveller needs most.
-_PAIR_KINDS = (*data.ITEMS, "passport")
+_PAIR_KINDS = sorted((*data.ITEMS, "passport"))
 _DISCARDABLE = frozenset(data.KIND) - data.FORBIDDEN_SET - data.PASSPORT_SET
 _PAIRS = tuple(f"{a}+{b}" for a, b in combinations_with_replacement(_PAIR_KINDS, 2))
+
+
+def _wants(postcards: bool, specials: bool) -> tuple[str, ...]:
+    """Every ``want`` a proposer can name: one kind, or two of the pair kinds."""
+    kinds = [*data.ITEMS, "passport"]
+    if postcards:
+        kinds.append("postcard")
+    if specials:
+        kinds += data.SPECIALS
+    return (*(f"want {k}" for k in kinds), *(f"want {p}" for p in _PAIRS))
+
+
+_WANTS = {(p, s): _wants(p, s) for p in (False, True) for s in (False, True)}
 
 
 class ItchyFeetState(Expansions):
@@ -158,14 +171,8 @@ class ItchyFeetState(Expansions):
 
     def _want_actions(self) -> list[str]:
         give_kind = data.KIND[self.pending["give"]]
-        kinds = [*data.ITEMS, "passport"]
-        if self.options["postcards"]:
-            kinds.append("postcard")
-        if self.options["specials"]:
-            kinds += data.SPECIALS
-        out = [f"want {k}" for k in kinds if k != give_kind]
-        out += [f"want {p}" for p in _PAIRS]
-        return out
+        key = (self.options["postcards"], self.options["specials"])
+        return [a for a in _WANTS[key] if a != "want " + give_kind]
 
     def _pay_actions(self, seat: int) -> list[str]:
         payable = sorted(c for c in self.hands[seat] if c in _DISCARDABLE)
