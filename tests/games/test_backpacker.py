@@ -158,7 +158,8 @@ def test_country_and_event_counts() -> None:
     [
         ({"cards": "learning1"}, 38 + 9 + 10),  # 1st hand: countries, grey, blue
         ({"cards": "learning2"}, 38 + 9 + 10 + 6 + 12),  # 2nd hand: + red, green
-        ({"cards": "basic"}, 88),  # 3rd hand = the Basic game: + orange
+        ({"cards": "learning3"}, 88),  # 3rd hand: + orange, the full Basic game
+        ({"cards": "basic"}, 88),
         ({"cards": "advanced"}, 106),
         ({"cards": "basic", "extra_cards": "near_miss, love"}, 90),  # added one by one
     ],

@@ -67,6 +67,7 @@ EXTRA_CARDS = YELLOW | PINK
 LEVEL_COLOURS = {
     "learning1": ("grey", "blue"),
     "learning2": ("grey", "blue", "red", "green"),
+    "learning3": ("grey", "blue", "red", "green", "orange"),  # the 3rd hand is the Basic game
     "basic": ("grey", "blue", "red", "green", "orange"),
     "advanced": ("grey", "blue", "red", "green", "orange", "yellow", "pink"),
 }

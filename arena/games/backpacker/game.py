@@ -30,7 +30,8 @@ class Backpacker(Game):
             "advanced",
             tuple(LEVEL_COLOURS),
             "advanced: all 106 cards (the best way to play); basic: no yellow or pink cards; "
-            "learning1: countries, grey and blue; learning2: adds red and green",
+            "learning1: countries, grey and blue; learning2: adds red and green; learning3: adds "
+            "orange (the full Basic game)",
         ),
         "extra_cards": Option(
             "",
