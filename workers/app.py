@@ -43,7 +43,12 @@ def configure(app: Celery) -> Celery:
     return app
 
 
-app = configure(Celery("arena", include=["workers.tasks"]))
+def make_app() -> Celery:
+    """A new Celery app with the arena's current settings (tests make one per Redis)."""
+    return configure(Celery("arena", include=["workers.tasks"]))
+
+
+app = make_app()
 
 
 @signals.worker_process_init.connect

@@ -1,0 +1,154 @@
+"""Celery on a real Redis with real worker subprocesses and PostgreSQL: a tournament
+completes; duplicate deliveries record once; two workers rating the same bots at once give
+the sequential result; a worker SIGKILLed mid-match loses and doubles nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from arena.store import db, queries, replay_ratings
+from arena.store.models import Match, RatingHistory, Result
+from arena.store.queries import ensure_house_bot
+from arena.tournaments import create_tournament, pending_match_ids
+
+from .conftest import ROOT, wait_until
+from .helpers import fast_games
+from .test_store import ratings_table, replayed
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture
+def cluster(pg_url, shared_redis, queue_name, monkeypatch):
+    """Settings for one test's slice of the services: its own database and queue."""
+    env = {"ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": shared_redis, "ARENA_QUEUE": queue_name,
+           "ARENA_BATCH_SIZE": "2"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    db.engine(pg_url)  # migrate before any worker starts
+    yield env
+    import redis
+
+    redis.Redis.from_url(shared_redis).delete(queue_name, f"{queue_name}\x06\x163")
+
+
+def counts(url):
+    with db.transaction(url) as connection:
+        results = connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)).scalar_one()
+        dup = connection.execute(
+            sa.select(Result.__table__.c.match_id).group_by(Result.__table__.c.match_id).having(sa.func.count() > 1)
+        ).all()
+        history = connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one()
+    return results, len(dup), history
+
+
+def finished(url, tournament_id):
+    with db.transaction(url) as connection:
+        return queries.tournament_status(connection, tournament_id)["status"] == "done"
+
+
+def cli(env, *args, timeout=120):
+    """Run the arena command line in its own process with ``env``."""
+    full = dict(os.environ) | {"PYTHONPATH": str(ROOT)} | env
+    done = subprocess.run([str(Path(sys.executable).parent / "arena"), *args], env=full, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def make_tournament(url, bots, reps=1, games=None):
+    with db.transaction(url) as connection:
+        tid = create_tournament(connection, games or fast_games(2), bots, sizes=[2], repetitions=reps, seed=11)
+    with db.transaction(url) as connection:
+        return tid, pending_match_ids(connection, tid)
+
+
+def send(env, batch, task_id=None):
+    from workers.app import make_app
+
+    app = make_app()
+    with app.connection_for_write() as connection:
+        app.send_task("arena.play_matches", args=[batch], queue=env["ARENA_QUEUE"], task_id=task_id,
+                      connection=connection)
+
+
+def test_tournament_completes_and_duplicates_record_once(cluster, workers):
+    url = cluster["ARENA_DATABASE_URL"]
+    workers(cluster, concurrency=2)
+    tid, ids = make_tournament(url, ["random", "random-2", "random-3"])
+    out = cli(cluster, "tournament", "run", str(tid))
+    assert "done" in out
+    with db.transaction(url) as connection:
+        status = queries.tournament_status(connection, tid)
+    assert status["status"] == "done" and all(g["done"] == g["total"] for g in status["games"].values())
+    assert counts(url) == (len(ids), 0, 2 * len(ids))
+    # The same tasks delivered again, twice, with the same and with new task ids.
+    before = ratings_table(url)
+    for batch in (ids[:2], ids[2:4]):
+        send(cluster, batch, task_id=f"dup-{batch[0]}")
+        send(cluster, batch, task_id=f"dup-{batch[0]}")
+        send(cluster, batch)
+    tid2, ids2 = make_tournament(url, ["random", "random-2", "random-3"], games=fast_games(1))
+    for batch in (ids2[:3], ids2[3:]):
+        send(cluster, batch, task_id=f"new-{batch[0]}")
+        send(cluster, batch, task_id=f"new-{batch[0]}")
+    wait_until(lambda: finished(url, tid2), what="second tournament")
+    total = len(ids) + len(ids2)
+    assert counts(url) == (total, 0, 2 * total)
+    after = ratings_table(url)
+    assert after == replayed(url)
+    assert {k: v for k, v in after.items() if k[1] != fast_games(1)[0]} == {
+        k: v for k, v in before.items() if k[1] != fast_games(1)[0]}
+
+
+def test_two_workers_rating_the_same_bots_give_the_sequential_result(cluster, workers):
+    url = cluster["ARENA_DATABASE_URL"]
+    env = cluster | {"ARENA_BATCH_SIZE": "1"}
+    workers(env, concurrency=2)
+    workers(env, concurrency=2)
+    tid, ids = make_tournament(url, ["random", "random-2", "random-3"], reps=4, games=fast_games(1))
+    cli(env, "tournament", "run", str(tid))
+    with db.transaction(url) as connection:
+        claimed = {row.claimed_by.split(":")[1] for row in connection.execute(sa.select(Match.__table__))}
+        standings = replay_ratings(connection)
+    assert len(claimed) >= 2, "the matches should have been shared by several processes"
+    assert counts(url) == (len(ids), 0, 2 * len(ids))
+    assert ratings_table(url) == replayed(url)
+    assert sum(s.matches for s in standings.values()) == 2 * len(ids)
+
+
+def test_worker_sigkilled_mid_match_loses_and_doubles_nothing(cluster, workers):
+    url = cluster["ARENA_DATABASE_URL"]
+    env = cluster | {"ARENA_VISIBILITY_TIMEOUT": "2"}
+    with db.transaction(url) as connection:
+        for name in ("paced-a", "paced-b"):
+            ensure_house_bot(connection, name, "random", think=0.04)
+    tid, ids = make_tournament(url, ["paced-a", "paced-b"], games=fast_games(1))
+    first = workers(env, concurrency=1)
+    cli(env, "tournament", "run", str(tid), "--no-wait")
+
+    def running():
+        with db.transaction(url) as connection:
+            return connection.execute(
+                sa.select(Match.__table__.c.id).where(Match.__table__.c.status == "running")
+            ).scalar_one_or_none()
+
+    victim = wait_until(running, what="a match in progress")
+    first.kill()
+    results, _, _ = counts(url)
+    assert results < len(ids)
+    workers(env, concurrency=1)
+    wait_until(lambda: finished(url, tid), timeout=120, what="the killed match to be redelivered and finished")
+    assert counts(url) == (len(ids), 0, 2 * len(ids))
+    assert ratings_table(url) == replayed(url)
+    with db.transaction(url) as connection:
+        attempts = connection.execute(
+            sa.select(Match.__table__.c.attempts).where(Match.__table__.c.id == victim)
+        ).scalar_one()
+    assert attempts == 2
