@@ -51,6 +51,33 @@ def make_app() -> Celery:
 app = make_app()
 
 
+@signals.worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    # In the main worker process, before the pool forks: one /metrics per worker machine
+    # process, summing what every pool child wrote.
+    port = settings().metrics_port
+    if port:
+        from arena import metrics
+
+        metrics.serve(port)
+
+
+@signals.worker_process_shutdown.connect
+def _forget_child(pid: int | None = None, **_: object) -> None:
+    import os
+
+    from arena import metrics
+
+    metrics.process_exited(pid or os.getpid())
+
+
+@signals.task_retry.connect
+def _count_retry(sender=None, **_: object) -> None:
+    from arena import metrics
+
+    metrics.TASK_RETRIES.labels(task=getattr(sender, "name", "unknown")).inc()
+
+
 @signals.worker_process_init.connect
 def _fresh_connections(**_: object) -> None:
     # A forked pool child must not share its parent's database sockets.

@@ -114,13 +114,17 @@ def queue_name():
 class Worker:
     """A real ``celery worker`` subprocess running the arena's tasks."""
 
-    def __init__(self, env: dict[str, str], concurrency: int, log: Path) -> None:
+    def __init__(self, env: dict[str, str], concurrency: int, log: Path, command: str = "celery") -> None:
         self.log = log
+        if command == "arena":
+            argv = [str(ROOT / ".venv/bin/arena"), "worker", "--concurrency", str(concurrency)]
+        else:
+            argv = [str(ROOT / ".venv/bin/celery"), "-A", "workers.app", "worker", "--loglevel", "INFO",
+                    "--pool", "prefork", "--concurrency", str(concurrency), "--without-gossip",
+                    "--without-mingle", "--without-heartbeat", "-Q", env["ARENA_QUEUE"],
+                    "-n", f"w{uuid.uuid4().hex[:8]}@%h"]
         self.process = subprocess.Popen(
-            [str(ROOT / ".venv/bin/celery"), "-A", "workers.app", "worker", "--loglevel", "INFO",
-             "--pool", "prefork", "--concurrency", str(concurrency), "--without-gossip",
-             "--without-mingle", "--without-heartbeat", "-Q", env["ARENA_QUEUE"],
-             "-n", f"w{uuid.uuid4().hex[:8]}@%h"],
+            argv,
             cwd=ROOT, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
         )
 
@@ -148,9 +152,14 @@ def workers(tmp_path):
     """Start Celery workers with ``start(env, concurrency)``; all are stopped afterwards."""
     started: list[Worker] = []
 
-    def start(env_overrides: dict[str, str], concurrency: int = 1) -> Worker:
-        env = dict(os.environ) | {"PYTHONPATH": str(ROOT), "ARENA_METRICS_PORT": "0"} | env_overrides
-        worker = Worker(env, concurrency, tmp_path / f"worker{len(started)}.log")
+    def start(env_overrides: dict[str, str], concurrency: int = 1, command: str = "celery",
+              metrics_port: int = 0) -> Worker:
+        env = dict(os.environ) | {"PYTHONPATH": str(ROOT), "ARENA_METRICS_PORT": str(metrics_port)} | env_overrides
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        if metrics_port:
+            env["PROMETHEUS_MULTIPROC_DIR"] = str(tmp_path / f"metrics{len(started)}")
+            Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir()
+        worker = Worker(env, concurrency, tmp_path / f"worker{len(started)}.log", command)
         started.append(worker)
         return worker
 
