@@ -51,6 +51,8 @@ class Traveller(HouseBot):
             return 7.0 if hand.count(card) <= 1 else 1.0
         if card in self.later:
             return 3.0 if hand.count(card) <= 1 else 0.8
+        if self.bucket and card in data.ITEM_SET:
+            return 2.0  # every item opens some country of the pile
         return 0.2
 
     def missing(self) -> list[str]:
@@ -67,6 +69,9 @@ class Traveller(HouseBot):
 
     # ----- the turn ---------------------------------------------------------------------
     def _action(self, legal: list[str]) -> str:
+        stolen = self._with(legal, "steal_country")
+        if stolen:  # a country taken counts twice: one more for me, one less for them
+            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
         visits = self._with(legal, "visit")
         if visits:
             plain = [v for v in visits if "=" not in v]
@@ -86,10 +91,7 @@ class Traveller(HouseBot):
         for item in missing:
             if f"play local_guide {item}" in legal:
                 return f"play local_guide {item}"
-        stolen = self._with(legal, "steal_country")
-        if stolen:
-            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
-        junk = [c for c in self.ballast() if self.worth(c) < 1.5]
+        junk = [c for c in self.ballast() if self.worth(c) < (2.5 if self.bucket else 1.5)]
         discard = self.obs["discard"]
         if "recycle" in legal and len(junk) >= 2 and any(m in discard for m in missing):
             return "recycle"
