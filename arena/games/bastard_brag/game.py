@@ -23,7 +23,9 @@ class BastardBrag(Game):
     state_class = BastardBragState
     options: ClassVar[dict[str, Option]] = {
         "coloured_jokers": Option(
-            False, (False, True), "5.3 alternative: the red joker only on a black card, the black joker only on a red one."
+            False,
+            (False, True),
+            "5.3 alternative: the red joker only on a black card, the black joker only on a red one.",
         ),
     }
     test_option_sets: ClassVar[list[dict[str, Any]]] = [{"coloured_jokers": True}]

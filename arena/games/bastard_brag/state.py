@@ -54,24 +54,25 @@ class BastardBragState(State):
 
     def plays(self, seat: int) -> list[str]:
         """Every legal ``play`` action of ``seat`` now."""
-        hand = self.hands[seat]
         top = self.pile[-1]
         free = self.free()
         groups: dict[str, list[str]] = {}
-        actions: list[str] = []
-        for card in hand:
-            if cards.is_joker(card):
+        actions: set[str] = set()
+        for card in self.hands[seat]:
+            if card in cards.JOKERS:
                 # 5.3: a joker goes on at any time (option: on the other colour only).
-                if self.open_lead or not self.options["coloured_jokers"] or cards.colour(card) != cards.colour(top):
-                    actions.append(f"play {card}")
-            else:
+                if (
+                    self.open_lead
+                    or not self.options["coloured_jokers"]
+                    or cards.colour(card) != cards.colour(top)
+                ):
+                    actions.add("play " + card)
+            elif free or beats(card[0], top[0], self.direction):
                 groups.setdefault(card[0], []).append(card)
         first = None if free else opposite(cards.colour(top))
-        for rank, group in groups.items():
-            if not free and not beats(rank, top[0], self.direction):
-                continue
-            actions += ["play " + " ".join(run) for run in alternating_runs(group, first)]
-        return sorted(set(actions))
+        for group in groups.values():
+            actions.update("play " + " ".join(run) for run in alternating_runs(group, first))
+        return sorted(actions)
 
     # ----- the contract hooks -------------------------------------------------------------
     def _finished(self) -> bool:
@@ -119,7 +120,8 @@ class BastardBragState(State):
             self.turn = self.next_seat(seat)
 
     def _pass(self, seat: int) -> None:
-        voluntary = bool(self.plays(seat))
+        # apply() has just checked the action against the cached legal actions.
+        voluntary = any(a != "pass" for a in self.legal_actions(seat))
         self.last_action = {"seat": seat, "action": "pass", "cards": []}
         if seat == self.last_player:
             self._bastard(seat)

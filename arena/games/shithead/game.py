@@ -21,19 +21,29 @@ class Shithead(Game):
     turn_cap = 30_000
     state_class = ShitheadState
     options: ClassVar[dict[str, Option]] = {
-        "two_reset": Option(True, (True, False), "2 resets: it goes on anything and anything goes on it (DATA 5.2)."),
+        "two_reset": Option(
+            True, (True, False), "2 resets: it goes on anything and anything goes on it (DATA 5.2)."
+        ),
         "three_invisible": Option(
-            True, (True, False), "3 is invisible: the next player beats the card under it; it breaks a four-of-a-kind row."
+            True,
+            (True, False),
+            "3 is invisible: the next player beats the card under it; it breaks a four-of-a-kind row.",
         ),
         "seven_lower": Option(True, (True, False), "After a 7 the next player must play a 7 or lower."),
         "eight_skip": Option(True, (True, False), "Each 8 played skips the next player."),
         "ten_burn": Option(True, (True, False), "10 burns the pile; the same player opens a new one."),
         "ten_on_seven": Option(False, (False, True), "The burning 10 may also go on a 7."),
-        "four_burn": Option(True, (True, False), "Four of a kind in a row burns the pile (shithead 1.4.1.2)."),
-        "cutting_in": Option(
-            False, (False, True), "Optional rule 1.5 (DATA 5.3): a player holding the rank just played may play it out of turn."
+        "four_burn": Option(
+            True, (True, False), "Four of a kind in a row burns the pile (shithead 1.4.1.2)."
         ),
-        "decks": Option(1, (1, 2), "Packs shuffled together; the second pack allows more players (shithead 1.1)."),
+        "cutting_in": Option(
+            False,
+            (False, True),
+            "Optional rule 1.5 (DATA 5.3): a player holding the rank just played may play it out of turn.",
+        ),
+        "decks": Option(
+            1, (1, 2), "Packs shuffled together; the second pack allows more players (shithead 1.1)."
+        ),
     }
     test_option_sets: ClassVar[list[dict[str, Any]]] = [
         {"cutting_in": True},

@@ -346,7 +346,9 @@ class ShitheadState(State):
                     d[i] = pool.pop()
         for s, known in keep.items():
             if swapping:
-                six = known + [pool.pop() for _ in range(len(self.hands[s]) + len(self.face_up[s]) - len(known))]
+                six = known + [
+                    pool.pop() for _ in range(len(self.hands[s]) + len(self.face_up[s]) - len(known))
+                ]
                 rng.shuffle(six)
                 k = len(self.face_up[s])
                 self.face_up[s], self.hands[s] = six[:k], six[k:]
