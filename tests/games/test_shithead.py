@@ -326,6 +326,31 @@ def test_a_cut_in_that_completes_four_burns() -> None:
     assert state.pile == [] and state.turn == 1 and state.to_act() == (1,)
 
 
+def test_no_window_when_the_public_facts_rule_a_cut_in_out() -> None:
+    """DATA 5.3: only seats that may hold the rank are asked: all four 9s in sight, or a
+    seat down to face-up cards without one, get no window."""
+    state = position(
+        [["9S", "5C", "6C"], ["4D", "4H", "4S"], ["JD", "JH", "JS"]],
+        pile=["9H", "5H", "9C"],
+        face_up=[["AS"], ["9D"], ["AC"]],
+        cutting_in=True,
+    )
+    state.apply(0, "play 9S")
+    # The last 9 lies face up in front of seat 1, under its hand: no window, seat 1 just plays.
+    assert state.cut_rank is None and state.to_act() == (1,)
+    assert state.legal_actions(1) == ["take"]
+    up = position(
+        [["9S", "5C"], [], ["JD"]],
+        face_up=[["AS"], ["QD", "9D"], ["AC"]],
+        pile=["5H"],
+        pack=[],
+        cutting_in=True,
+    )
+    up.apply(0, "play 9S")
+    assert up.to_act() == (1, 2)
+    assert up.legal_actions(1) == ["cut up 9D", "pass"]
+
+
 def test_no_cut_in_while_playing_blind() -> None:
     """DATA 5.3: a cut-in is not allowed while a player is playing face-down cards."""
     state = position(

@@ -246,9 +246,24 @@ class ShitheadState(State):
 
     # ----- cutting in (DATA 5.3) ----------------------------------------------------------
     def _open_cut_window(self, seat: int, rank: str) -> None:
-        # Everyone who could cut in by the public facts is asked, whatever they hold, so the
-        # window itself says nothing about hands. Seats playing blind may not cut in.
-        seats = [s for s in self.active() if s != seat and self.source(s) != "down"]
+        """Ask every seat that may hold ``rank`` by the public facts, whatever it really
+        holds, so the window itself tells no one anything about hidden hands. Seats playing
+        blind may not cut in (DATA 5.3); face-up cards are public, so a seat down to them is
+        asked only if one of them fits."""
+        unseen = 4 * self.options["decks"] - sum(
+            1 for c in self.pile + self.burned + sum(self.face_up, []) + sum(self.known, []) if c[0] == rank
+        )
+        seats = []
+        for s in self.active():
+            if s == seat:
+                continue
+            where = self.source(s)
+            if where == "up":
+                fits = any(c[0] == rank for c in self.face_up[s])
+            else:
+                fits = where == "hand" and (unseen > 0 or any(c[0] == rank for c in self.known[s]))
+            if fits:
+                seats.append(s)
         if not seats:
             return
         self.cut_rank, self.cut_by, self.cut_seats = rank, seat, seats
@@ -312,7 +327,9 @@ class ShitheadState(State):
             "opening_rank": self.opening,
             "sources": [self.source(s) if s not in self.out else "out" for s in range(n)],
             "out": list(self.out),
-            "last_play": dict(self.last_play) if self.last_play else None,
+            "last_play": {**self.last_play, "cards": list(self.last_play["cards"])}
+            if self.last_play
+            else None,
             "cut_window": (
                 None if self.cut_rank is None else {"rank": self.cut_rank, "played_by": self.cut_by}
             ),
