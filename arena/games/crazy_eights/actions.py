@@ -23,7 +23,7 @@ LAST_CARD = "last_card"
 
 # card -> ids of playing it; an eight has one id per wished suit (crazy_eights 4.2.1).
 PLAY: dict[str, tuple[str, ...]] = {}
-PLAY_LAST: dict[str, tuple[str, ...]] = {}
+PLAY_AND_CALL: dict[str, tuple[str, ...]] = {}  # with and without calling "Last card!"
 # id -> (card, wished suit or "", called "Last card!")
 PARSE: dict[str, tuple[str, str, bool]] = {}
 
@@ -35,7 +35,7 @@ for _card in ALL_CARDS:
         _plain = (f"play {_card}",)
         _wishes = ("",)
     PLAY[_card] = _plain
-    PLAY_LAST[_card] = tuple(f"{a} {LAST_CARD}" for a in _plain)
+    PLAY_AND_CALL[_card] = _plain + tuple(f"{a} {LAST_CARD}" for a in _plain)
     for _a, _w in zip(_plain, _wishes, strict=True):
         PARSE[_a] = (_card, _w, False)
         PARSE[f"{_a} {LAST_CARD}"] = (_card, _w, True)

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
-from .state import CrazyEightsState
+from .state import TURN_CAP, CrazyEightsState
 
 
 class CrazyEights(Game):
@@ -17,7 +17,7 @@ class CrazyEights(Game):
     version = "1"
     min_players = 2
     max_players = 10
-    turn_cap = 20_000
+    turn_cap = TURN_CAP
     state_class = CrazyEightsState
     options: ClassVar[dict[str, Option]] = {
         "decks": Option(

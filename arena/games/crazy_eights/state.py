@@ -12,10 +12,14 @@ from typing import Any
 
 from arena.games import State, cards
 
-from .actions import DRAW, PARSE, PASS, PENALTY_DRAW, PLAY, PLAY_LAST
+from .actions import DRAW, PARSE, PASS, PENALTY_DRAW, PLAY, PLAY_AND_CALL
 
 # crazy_eights 4.2: penalty points equal the card value; J, Q, K, A count 10.
 POINTS = {c: (int(c[0]) if c[0].isdigit() else 10) for c in cards.deck()}
+
+PACKS = {copies: cards.deck(copies=copies) for copies in (1, 2)}  # crazy_eights 4.1, no jokers
+TURN_CAP = 20_000  # the game's turn_cap
+SEATS = tuple((seat,) for seat in range(10))
 
 TWO = "two"  # stacked draw-two penalty (DATA 5.4)
 BLACK_JACK = "black_jack"  # draw five from a black jack, cancelled by a red jack (DATA 5.4)
@@ -38,7 +42,7 @@ class CrazyEightsState(State):
         """crazy_eights 4.2: 5 cards each (7 with two players); the top card of the draw
         pile opens the discard pile. The opening card has no effect (nobody played it)."""
         n = self.num_players
-        pack = cards.shuffled(cards.deck(copies=self.options["decks"]), self.rng(f"deal{self.hand_number}"))
+        pack = cards.shuffled(PACKS[self.options["decks"]], self.rng(f"deal{self.hand_number}"))
         self.hands: list[list[str]] = [[] for _ in range(n)]
         cards.deal(pack, self.hands, 7 if n == 2 else 5)
         self.discard = [pack.pop()]
@@ -76,10 +80,46 @@ class CrazyEightsState(State):
 
     # ----- the contract hooks ----------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
-        return (self.current,)
+        return SEATS[self.current]
 
     def _finished(self) -> bool:
         return self.over
+
+    # ----- the public contract, inlined ---------------------------------------------------
+    # Random playouts are what bots and benchmarks run most. These four methods keep the
+    # base class's behaviour exactly (sorted cached ids, the turn cap, rejected actions
+    # leave the state untouched, via the base class) but skip its layers of calls.
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that must decide now: the seat in turn; () once the match is over."""
+        if self.over or self.moves >= TURN_CAP:
+            return ()
+        return SEATS[self.current]
+
+    def is_terminal(self) -> bool:
+        """True when the match is over: by the rules, or the turn cap."""
+        return self.over or self.moves >= TURN_CAP
+
+    def legal_actions(self, seat: int) -> list[str]:
+        """Sorted, stable action ids for ``seat`` (empty if it need not act)."""
+        cached = self._legal.get(seat)
+        if cached is None:
+            if seat == self.current and not self.over and self.moves < TURN_CAP:
+                cached = self._legal_actions(seat)
+                cached.sort()
+            else:
+                cached = []
+            self._legal[seat] = cached
+        return cached[:]
+
+    def apply(self, seat: int, action: str) -> None:
+        """Apply ``seat``'s ``action``; ``IllegalAction`` (state unchanged) unless legal."""
+        cached = self._legal.get(seat) if seat.__class__ is int else None
+        if cached is None or action.__class__ is not str or action not in cached:
+            super().apply(seat, action)  # fills the cache, or raises as the contract says
+            return
+        self._apply(seat, action)
+        self.moves += 1
+        self._legal = {}
 
     def _playable(self, card: str) -> bool:
         """crazy_eights 4.2.1: same suit or rank as the top card, or an eight; after an eight
@@ -94,7 +134,28 @@ class CrazyEightsState(State):
 
     def _legal_actions(self, seat: int) -> list[str]:
         hand = self.hands[seat]
-        table = PLAY_LAST if (self.options["last_card"] and len(hand) == 2) else None
+        if self.penalty or self.phase != "play":
+            return self._reactions(hand)
+        # "Last card!" is called with the second-to-last card (crazy_eights 4.3).
+        table = PLAY_AND_CALL if (len(hand) == 2 and self.options["last_card"]) else PLAY
+        wish = self.wish
+        if wish is None:
+            top = self.discard[-1]
+            tr = top[0]
+            ts = top[1]
+            out = [a for c in hand if c[0] == "8" or c[0] == tr or c[1] == ts for a in table[c]]
+        else:
+            out = [a for c in hand if c[0] == "8" or c[1] == wish for a in table[c]]
+        if not out:
+            # crazy_eights 4.2: unable to play, a card must be drawn; none left: pass.
+            return [DRAW if self._can_draw() else PASS]
+        if self.options["decks"] == 2:
+            out = list(dict.fromkeys(out))  # two packs: the same card twice in a hand
+        return out
+
+    def _reactions(self, hand: list[str]) -> list[str]:
+        """Legal actions while a draw penalty is pending or a Fastplay card was drawn."""
+        table = PLAY_AND_CALL if (len(hand) == 2 and self.options["last_card"]) else PLAY
         out: list[str] = []
         if self.penalty:
             # DATA 5.4: a two may be stacked on a two; a red jack cancels a black jack.
@@ -102,40 +163,15 @@ class CrazyEightsState(State):
                 counters = [c for c in hand if c[0] == "2"]
             else:
                 counters = [c for c in hand if c[0] == "J" and c[1] in "DH"]
-            for c in counters:
-                out += PLAY[c]
-                if table:
-                    out += table[c]
+            for c in dict.fromkeys(counters):
+                out += table[c]
             out.append(PENALTY_DRAW[self.penalty])
-        elif self.phase == "drawn":
+        else:
             # crazy_eights 4.3 Fastplay: the drawn card may be played at once, or kept.
             drawn = self.drawn
             assert drawn is not None
-            out += PLAY[drawn]
-            if table:
-                out += table[drawn]
+            out += table[drawn]
             out.append(PASS)
-        else:
-            wish = self.wish
-            if wish is None:
-                top = self.discard[-1]
-                tr, ts = top[0], top[1]
-                for c in hand:
-                    if c[0] == "8" or c[0] == tr or c[1] == ts:
-                        out += PLAY[c]
-                        if table:
-                            out += table[c]
-            else:
-                for c in hand:
-                    if c[0] == "8" or c[1] == wish:
-                        out += PLAY[c]
-                        if table:
-                            out += table[c]
-            if not out:
-                # crazy_eights 4.2: unable to play, a card must be drawn; none left: pass.
-                out.append(DRAW if self._can_draw() else PASS)
-        if len(out) > 1 and self.options["decks"] == 2:
-            out = list(dict.fromkeys(out))
         return out
 
     def _apply(self, seat: int, action: str) -> None:
