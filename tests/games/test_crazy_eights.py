@@ -297,3 +297,43 @@ def test_heuristic_beats_random_two_players() -> None:
     """Measured 0.60 over 1000 matches (seeds 0-999); single-hand Crazy 8s is mostly luck."""
     result = evaluate("crazy_eights", "heuristic", "random", 2, 300, first_seed=5000)
     assert result["win_rate"] >= 0.55
+
+
+def test_inlined_contract_path_agrees_with_the_base_class() -> None:
+    """The state's faster to_act / legal_actions / apply must behave as ``arena.games.State``."""
+    import random
+
+    from arena.games import State
+
+    for seed in range(40):
+        state = GAME.new_state(2 + seed % 5, seed, {"fastplay": seed % 2 == 0, "last_card": True})
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            assert state.to_act() == State.to_act(state)
+            assert state.is_terminal() == State.is_terminal(state)
+            for seat in range(state.num_players):
+                fresh = state.clone()
+                assert state.legal_actions(seat) == State.legal_actions(fresh, seat)
+            seat = state.to_act()[0]
+            with pytest.raises(IllegalAction):
+                state.apply(seat, "play ZZ")
+            with pytest.raises(IllegalAction):
+                state.apply((seat + 1) % state.num_players, state.legal_actions(seat)[0])
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.randrange(len(legal))])
+        assert state.to_act() == () and state.legal_actions(0) == []
+
+
+def test_resample_keeps_a_fastplay_card_playable() -> None:
+    """A Fastplay decision shows the others that the drawn card can be played."""
+    import random
+
+    state = position([["KS", "QD"], ["5C", "6C"]], "7H", draw_pile=["2C", "3D", "JS", "7C"],
+                     options={"fastplay": True})
+    state.apply(0, "draw")
+    assert state.phase == "drawn"
+    for k in range(20):
+        other = state.resample_hidden(1, random.Random(k))
+        assert isinstance(other, CrazyEightsState)
+        assert other.drawn is not None and other._playable(other.drawn)
+        assert other.hands[0][-1] == other.drawn and len(other.hands[0]) == 3
