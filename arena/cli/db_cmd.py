@@ -1,0 +1,30 @@
+"""``arena db upgrade|current``: the store's schema, made only by the Alembic migrations."""
+
+from __future__ import annotations
+
+import argparse
+
+from arena.config import settings
+from arena.store import db
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("db", help="migrate the store (ARENA_DATABASE_URL)")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("upgrade", help="run the migrations up to the newest").set_defaults(func=run_upgrade)
+    actions.add_parser("current", help="show the schema revision").set_defaults(func=run_current)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    eng = db.make_engine(settings().database_url)
+    db.upgrade(eng)
+    print(f"{eng.url.render_as_string(hide_password=True)}: at revision {db.current_revision(eng)}")
+    return 0
+
+
+def run_current(args: argparse.Namespace) -> int:
+    eng = db.make_engine(settings().database_url)
+    current = db.current_revision(eng)
+    head = db.head_revision()
+    print(f"revision {current or '(empty)'}; newest {head}")
+    return 0 if current == head else 1
