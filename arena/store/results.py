@@ -4,9 +4,8 @@ Exactly once, whatever the retries and duplicate deliveries: the ``result`` row 
 the match id and inserted with insert-or-nothing; a second delivery inserts nothing and its
 transaction is rolled back before it changes anything.
 
-No deadlocks and a replayable order: a writer locks, in this fixed order, the tournament
-row, then the rating rows of the match's bots sorted by bot id, and only then takes its
-``seq`` (completion order). Two matches sharing a bot are therefore serialized, and ``seq``
+No deadlocks and a replayable order: a writer locks the rating rows of the match's bots in
+bot id order, and only then takes its ``seq`` (completion order). Two matches sharing a bot are therefore serialized, and ``seq``
 follows that order, so replaying results by ``seq`` gives exactly the stored ratings. On
 SQLite the whole transaction holds the database write lock (``BEGIN IMMEDIATE``).
 """
@@ -88,7 +87,6 @@ def _build_insert_result(connection: Connection, _size: int):
 _BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_result": _build_insert_result}
 
 _SELECT_MATCH = sa.select(match_t).where(match_t.c.id == sa.bindparam("match_id"))
-_LOCK_TOURNAMENT = sa.select(tournament_t.c.id).where(tournament_t.c.id == sa.bindparam("tid")).with_for_update()
 _MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("match_id")).values(status="done")
 _UPDATE_RATING = (
     rating_t.update()
@@ -129,9 +127,6 @@ def record_result(connection: Connection, match_id: int, result: MatchResult, k:
     match = connection.execute(_SELECT_MATCH, {"match_id": match_id}).one()
     if match.status == "done":
         return False  # the common duplicate; the unique result row is the real guard
-    if match.tournament_id is not None and connection.dialect.name == "postgresql":
-        # Serializes the completion check of the tournament's last matches.
-        connection.execute(_LOCK_TOURNAMENT, {"tid": match.tournament_id}).one()
     seating: list[int] = list(match.seating)
     locked = lock_ratings(connection, match.game, seating) if match.rated else {}
     now = utcnow()
@@ -155,8 +150,6 @@ def record_result(connection: Connection, match_id: int, result: MatchResult, k:
     if match.rated:
         apply_ratings(connection, match.game, match_id, seq, seating, result.ranks, locked, k, now)
     connection.execute(_MATCH_DONE, {"match_id": match_id})
-    if match.tournament_id is not None:
-        _maybe_finish(connection, match.tournament_id, now)
     return True
 
 
@@ -193,9 +186,13 @@ def apply_ratings(
     connection.execute(_INSERT_HISTORY, history)
 
 
-def _maybe_finish(connection: Connection, tournament_id: int, when: datetime) -> None:
-    """Mark the tournament done if no match of it is pending (the caller holds its lock)."""
-    connection.execute(_FINISH, {"tid": tournament_id, "when": when})
+def finish_if_complete(connection: Connection, tournament_id: int) -> bool:
+    """Mark the tournament done if none of its matches is pending; True if this call did.
+
+    Run it in a transaction *after* the one that recorded a match: whichever recording
+    commits last then sees every other one, so no lock on the tournament is needed and
+    recordings of one tournament never wait for each other."""
+    return connection.execute(_FINISH, {"tid": tournament_id, "when": utcnow()}).rowcount > 0
 
 
 @dataclass

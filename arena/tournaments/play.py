@@ -20,7 +20,7 @@ from arena.referee import Clock, HousePlayer, Player, play_match
 from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
-from arena.store.results import _maybe_finish, record_result
+from arena.store.results import finish_if_complete, record_result
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
@@ -31,6 +31,7 @@ class MatchSpec:
     """What a worker needs to play a claimed match; plain data, no ORM objects."""
 
     id: int
+    tournament_id: int | None
     game: str
     options: dict[str, Any]
     seed: int
@@ -83,8 +84,6 @@ def claim_matches(
         if attempts > max_attempts:
             connection.execute(match_t.update().where(match_t.c.id == row.id).values(status="failed"))
             metrics.MATCHES.labels(game=row.game, status="failed").inc()
-            if row.tournament_id is not None:
-                _maybe_finish(connection, row.tournament_id, now)
             continue
         connection.execute(
             match_t.update()
@@ -98,7 +97,7 @@ def claim_matches(
              "think": bots[b].think}
             for b in row.seating
         )
-        specs.append(MatchSpec(row.id, row.game, dict(row.options), int(row.seed), seats, clock))
+        specs.append(MatchSpec(row.id, row.tournament_id, row.game, dict(row.options), int(row.seed), seats, clock))
     return specs
 
 
@@ -108,6 +107,7 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker_name(), config.max_attempts)
     recorded = []
+    tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
     for spec in specs:
         players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
         result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
@@ -116,4 +116,22 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
         metrics.observe_match(result, "done" if fresh else "duplicate")
         if fresh:
             recorded.append(spec.id)
+    # After the recordings have committed (see ``finish_if_complete``).
+    for tournament_id in sorted(t for t in tournaments if t is not None):
+        with db.transaction(url) as connection:
+            finish_if_complete(connection, tournament_id)
     return recorded
+
+
+def failed_tournaments(match_ids: Sequence[int], url: str | None = None) -> set[int]:
+    """Tournaments of ``match_ids`` that are over on the match side (done, failed or
+    cancelled), whose status may still need to be closed."""
+    with db.transaction(url) as connection:
+        return set(
+            connection.execute(
+                sa.select(match_t.c.tournament_id)
+                .where(match_t.c.id.in_(list(match_ids)), match_t.c.tournament_id.is_not(None),
+                       match_t.c.status.in_(("done", "failed", "cancelled")))
+                .distinct()
+            ).scalars()
+        )
