@@ -43,15 +43,18 @@ def balanced_groups(bots: Sequence[Any], size: int, meetings: int = 1) -> list[t
     """Groups of ``size`` bots in which every pair meets about ``meetings`` times.
 
     Greedy: each new group starts from the pair that met least and adds the bots that
-    met its members least (ties to the bot that played least, then field order)."""
+    met its members least (ties to the bot that played least, then field order), until
+    every pair has met ``meetings`` times."""
     n = len(bots)
     if size > n:
         return []
-    count = math.ceil(meetings * math.comb(n, 2) / math.comb(size, 2))
     met = [[0] * n for _ in range(n)]
     played = [0] * n
     groups = []
-    for _ in range(count):
+    # Go on until every pair has met ``meetings`` times; a perfect design would need
+    # exactly ``ideal`` groups, greedy needs a few more.
+    ideal = math.ceil(meetings * math.comb(n, 2) / math.comb(size, 2))
+    while len(groups) < 3 * ideal and min(met[a][b] for a, b in itertools.combinations(range(n), 2)) < meetings:
         a, b = min(
             itertools.combinations(range(n), 2),
             key=lambda p: (met[p[0]][p[1]], played[p[0]] + played[p[1]], p),
@@ -59,7 +62,8 @@ def balanced_groups(bots: Sequence[Any], size: int, meetings: int = 1) -> list[t
         members = [a, b]
         while len(members) < size:
             candidates = [c for c in range(n) if c not in members]
-            members.append(min(candidates, key=lambda c: (sum(met[c][m] for m in members), played[c], c)))
+            members.append(min(candidates, key=lambda c: (max(met[c][m] for m in members),
+                                                          sum(met[c][m] for m in members), played[c], c)))
         for x, y in itertools.combinations(members, 2):
             met[x][y] += 1
             met[y][x] += 1
