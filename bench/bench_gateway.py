@@ -1,0 +1,244 @@
+"""The move round trip through the referee, against its floors, in one run.
+
+1. gRPC floor: a bidirectional stream on loopback between this process and a raw client
+   process; the server sends Ping, the client answers Pong at once.
+2. Redis floor: a message through one list and back through another (LPUSH, a blocked
+   BLPOP wakes, LPUSH, BLPOP), the two hops a distributed move makes; skipped without Redis.
+3. The move round trip as the match runner measures it (``Decision.ms``: turn handed to the
+   player until its action comes back), through the real gateway, mailbox and runner, with an
+   SDK bot process (``bots.random_bot``) in one seat: embedded (``LocalMailbox``) and
+   distributed (``RedisMailbox``).
+
+Goals (issue 4): distributed p50 <= 1.2 x (gRPC + Redis); embedded p50 <= 1.2 x gRPC.
+
+``python -m bench gateway``; the raw client is ``python -m bench.bench_gateway --pong ADDRESS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.referee import Clock, HousePlayer, run_match
+from arena.referee.gateway import BotIdentity, Gateway
+from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
+from arena.referee.remote import MatchInfo, RemotePlayer
+from arena.server.app import RunningServer, start_server
+from arena.server.settings import ServerSettings
+from arena.v1 import gateway_pb2, gateway_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[1]
+REDIS_URL = os.environ.get("ARENA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
+PINGS = 3000
+REDIS_TRIPS = 3000
+MOVES = 2000  # bot decisions per mailbox
+WARMUP = 100  # first samples dropped: connection set-up, caches, lazy imports
+GAME = "yaniv"  # long matches: many decisions per match set-up
+TOKEN = "bench-token"
+BOT = BotIdentity("bench-bot", "bench")
+
+
+def percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    """(p50, p99) of ``samples``, nearest rank."""
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return pick(0.50), pick(0.99)
+
+
+class ServerThread:
+    """A gRPC server on its own loop in a background thread, as in production the gateway
+    and the runner never share a loop."""
+
+    def __init__(self, extra: list[Any]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.running: RunningServer = self.call(start_server(ServerSettings(address="127.0.0.1:0"), extra))
+        self.address = f"127.0.0.1:{self.running.port}"
+
+    def call(self, coro: Any, timeout: float = 60) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        self.call(self.running.stop(0.2))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def child(args: list[str], token: str = "") -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_BOT_TOKEN": token}
+    return subprocess.Popen([sys.executable, *args], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+# ----- 1. gRPC floor -------------------------------------------------------------------------
+
+class PingServer(gateway_pb2_grpc.BotGatewayServicer):
+    """Sends ``PINGS`` pings, one at a time, timing each until its pong arrives."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self.done = threading.Event()
+
+    async def Connect(self, request_iterator: Any, context: Any) -> Any:
+        incoming = request_iterator.__aiter__()
+        await incoming.__anext__()  # Hello
+        for nonce in range(PINGS + WARMUP):
+            sent = time.perf_counter()
+            yield gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce))
+            reply = await incoming.__anext__()
+            self.samples.append((time.perf_counter() - sent) * 1000)
+            assert reply.pong.nonce == nonce
+        self.done.set()
+
+
+async def pong_client(address: str) -> None:
+    """The raw client: Hello, then a Pong for every Ping, nothing else."""
+    outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
+
+    async def messages() -> Any:
+        yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(client="bench-pong"))
+        while (message := await outbox.get()) is not None:
+            yield message
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = gateway_pb2_grpc.BotGatewayStub(channel).Connect(messages())
+        async for message in call:
+            await outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
+        await outbox.put(None)
+
+
+def grpc_floor() -> list[float]:
+    servicer = PingServer()
+    server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
+    client = child(["-m", "bench.bench_gateway", "--pong", server.address])
+    try:
+        if not servicer.done.wait(120):
+            raise RuntimeError(f"pong client stalled: {client.stderr.read().decode() if client.stderr else ''}")
+    finally:
+        client.wait(10)
+        server.stop()
+    return servicer.samples[WARMUP:]
+
+
+# ----- 2. Redis floor ------------------------------------------------------------------------
+
+def redis_reachable() -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.5).ping())
+    except (redis.RedisError, OSError):
+        return False
+
+
+async def redis_trips() -> list[float]:
+    """A there-and-back through two lists, between two connections, as runner and gateway."""
+    import redis.asyncio as aioredis
+
+    prefix = f"bench:{uuid.uuid4().hex}:"
+    there, back = prefix + "there", prefix + "back"
+    runner = aioredis.from_url(REDIS_URL)
+    gateway = aioredis.from_url(REDIS_URL)
+
+    async def echo() -> None:
+        for _ in range(REDIS_TRIPS + WARMUP):
+            _, value = await gateway.blpop([there], timeout=10)
+            await gateway.lpush(back, value)
+
+    echoing = asyncio.create_task(echo())
+    samples = []
+    payload = b"x" * 1500  # about one turn message
+    for _ in range(REDIS_TRIPS + WARMUP):
+        sent = time.perf_counter()
+        await runner.lpush(there, payload)
+        await runner.blpop([back], timeout=10)
+        samples.append((time.perf_counter() - sent) * 1000)
+    await echoing
+    await runner.delete(there, back)
+    await runner.aclose()
+    await gateway.aclose()
+    return samples[WARMUP:]
+
+
+# ----- 3. The move round trip ----------------------------------------------------------------
+
+async def _authenticate(token: str) -> BotIdentity | None:
+    return BOT if token == TOKEN else None
+
+
+def move_trips(mailbox: Mailbox) -> list[float]:
+    """Matches against an SDK bot process until ``MOVES`` of its decisions are timed."""
+    gateway = Gateway(mailbox, _authenticate)
+    server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway")])
+    bot = child(["-m", "bots.random_bot", "--address", server.address], token=TOKEN)
+    samples: list[float] = []
+    try:
+        deadline = time.monotonic() + 30
+        while server.call(mailbox.holder(BOT.bot_id)) is None:
+            if time.monotonic() > deadline or bot.poll() is not None:
+                raise RuntimeError("the SDK bot never connected")
+            time.sleep(0.05)
+        samples = asyncio.run(_play_until(mailbox, MOVES + WARMUP))
+    finally:
+        bot.terminate()
+        bot.wait(10)
+        server.stop()
+    return samples[WARMUP:WARMUP + MOVES]
+
+
+async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
+    """One loop for all the matches: the Redis mailbox keeps a client per loop."""
+    samples: list[float] = []
+    seed = 0
+    while len(samples) < wanted:
+        seed += 1
+        match_id = f"bench-{uuid.uuid4().hex[:8]}"
+        info = MatchInfo(match_id, GAME, {}, 0, 2, ["bench", "house"], 2000, 30_000)
+        players = [RemotePlayer(mailbox, BOT.bot_id, info), HousePlayer(GAME, "random", 1, seed)]
+        result = await run_match(GAME, players, seed, clock=Clock(2.0, 30.0), match_id=match_id)
+        if set(result.codes()) != {"ok"}:
+            raise RuntimeError(f"the bench bot misbehaved: {result.codes()}")
+        samples += [d.ms for d in result.decisions if d.seat == 0]
+    return samples
+
+
+def report(name: str, samples: Sequence[float], floor: float | None = None, floor_name: str = "") -> float:
+    p50, p99 = percentiles(samples)
+    line = f"{name:<34} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   n={len(samples)}"
+    if floor is not None:
+        goal = 1.2 * floor
+        verdict = "met" if p50 <= goal else "MISSED"
+        line += f"\n{'':<34} p50 / ({floor_name}) = {p50 / floor:.2f} (goal <= 1.20, {goal:.3f} ms): {verdict}"
+    print(line, flush=True)
+    return p50
+
+
+def main() -> None:
+    grpc_p50 = report("gRPC bidi ping-pong (floor)", grpc_floor())
+    redis_p50 = None
+    if redis_reachable():
+        redis_p50 = report("Redis list there-and-back (floor)", asyncio.run(redis_trips()))
+    else:
+        print(f"Redis floor and distributed round trip skipped: no Redis at {REDIS_URL}")
+    report("move RT embedded (LocalMailbox)", move_trips(LocalMailbox()), grpc_p50, "gRPC")
+    if redis_p50 is not None:
+        mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
+        report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--pong":
+        asyncio.run(pong_client(sys.argv[2]))
+    else:
+        main()
