@@ -132,9 +132,8 @@ def test_move_to_old_havana_collects_its_cube() -> None:
     )
     assert "move Old_Havana" in state.legal_actions(0)
     state.apply(0, "move Old_Havana")
-    pays = state.legal_actions(0)
-    assert "pay 1M" in pays and "pay 3P" in pays  # 1 connection, or 3 round Chichen Itza
-    assert "pay 2C" not in pays  # no trail of exactly 2
+    # 1 connection, or 3 by the airport and Chichen Itza; no trail of exactly 2
+    assert state.legal_actions(0) == ["pay 1M", "pay 3P"]
     state.apply(0, "pay 1M")
     assert state.positions[0] == "Old_Havana"
     assert state.suitcases[0]["yellow"] == 1 and "Old_Havana" not in state.cubes
@@ -203,12 +202,28 @@ def test_move_routes_match_a_naive_trail_search() -> None:
 
 
 def test_pay_needs_exact_sum() -> None:
-    """Move step 2: a distance of 2 takes a "2" or two "1s", never a "3"."""
-    state = position(positions=["Golden_Gate_Bridge", "Europe_Airport"], hands=[["1C", "1M", "2B", "3P"], []])
-    state.apply(0, "move Grand_Canyon")  # 1 connection, or 3 by Banff and the airport
-    pays = state.legal_actions(0)
-    assert {"pay 1C", "pay 3P", "pay 1C,2B", "pay 1C,1M,3P"} <= set(pays)
-    assert "pay 2B" not in pays and "pay 1C,1M" not in pays  # no trail of exactly 2
+    """Move step 2, rulebook: a distance of 2 takes a "2" or two "1s", never a "3".
+    Statue of Liberty to Eiffel Tower is 2 (by Stonehenge); the next trail is 5 long."""
+    state = position(positions=["Statue_of_Liberty", "Europe_Airport"], hands=[["1C", "1M", "2B", "3P"], []])
+    state.apply(0, "move Eiffel_Tower")
+    assert state.legal_actions(0) == ["pay 1C,1M", "pay 2B"]
+
+
+@pytest.mark.parametrize(
+    ("hand", "pays"),
+    [
+        # Golden Gate Bridge to Grand Canyon: trails of 1, 3, 4 and 5 connections
+        (["1C", "1M", "2B", "3P"], ["pay 1C", "pay 1M", "pay 3P"]),
+        (["2B", "2M"], ["pay 2B,2M"]),  # 4: round Banff, the airport and Chichen Itza
+        (["1N", "2B", "2M"], ["pay 1N", "pay 2B,2M"]),
+    ],
+)
+def test_pay_offers_no_needless_extra_cards(hand: list[str], pays: list[str]) -> None:
+    """A payment holding a smaller valid payment (1C+2B when 1C alone reaches Grand
+    Canyon) only discards cards for nothing and is not offered (docs: engine decisions)."""
+    state = position(positions=["Golden_Gate_Bridge", "Europe_Airport"], hands=[hand, []])
+    state.apply(0, "move Grand_Canyon")
+    assert state.legal_actions(0) == pays
 
 
 def test_move_is_mandatory_when_possible() -> None:

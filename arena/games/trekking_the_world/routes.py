@@ -84,11 +84,26 @@ _WALKS = _walks()
 
 _SPAN = len(LOCATIONS)  # bits per length in the packed masks below
 _ALL = (1 << _SPAN) - 1
-# _AHEAD[(node, edge)]: the walk bounds for k = 1 .. MAX_MOVE packed in one integer, the
-# locations for k more connections at bits k * _SPAN, so a whole check is one big-int test.
-_AHEAD: dict[tuple[int, int], int] = {
-    key: sum(row[k] << (k * _SPAN) for k in range(1, MAX_MOVE + 1)) for key, row in _WALKS.items()
-}
+# For each location, its connections as (neighbour, connection bit, ahead) where ahead[d]
+# packs the walk bounds for 1 .. MAX_MOVE more connections after arriving there at depth d:
+# the locations for k more connections sit at bits (d + k) * _SPAN, so the whole "anything
+# left to find?" check is one big-integer AND.
+_STEPS: tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...] = tuple(
+    tuple(
+        (
+            nb,
+            edge,
+            tuple(
+                sum(_WALKS[(nb, edge)][k] << ((d + k) * _SPAN) for k in range(1, MAX_MOVE + 1))
+                for d in range(MAX_MOVE + 1)
+            ),
+        )
+        for nb, edge in _ADJ[node]
+    )
+    for node in range(len(LOCATIONS))
+)
+# connections touching each location: an occupied location closes all of them
+_TOUCHING: tuple[int, ...] = tuple(sum(edge for _, edge in _ADJ[node]) for node in range(len(LOCATIONS)))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -101,24 +116,31 @@ def _trail_ends(start: str, blocked: int, max_len: int) -> int:
     """
     origin = LOCATION_INDEX[start]
     free = _ALL & ~(blocked | 1 << origin)
-    # found: bit depth * _SPAN + location for every trail end found so far
     wanted = sum(free << (d * _SPAN) for d in range(1, max_len + 1))
-    found = 0
+    missing = wanted  # the (length, location) bits not found yet
+    closed = 0  # an occupied location is never entered: its connections count as used
+    rest = blocked
+    while rest:
+        low = rest & -rest
+        closed |= _TOUCHING[low.bit_length() - 1]
+        rest ^= low
 
     def walk(node: int, used: int, depth: int) -> None:
-        nonlocal found
+        nonlocal missing
         depth += 1
-        shift = depth * _SPAN
-        for nb, edge in _ADJ[node]:
-            if used & edge or blocked >> nb & 1:
+        base = depth * _SPAN
+        for nb, edge, ahead in _STEPS[node]:
+            if used & edge:
                 continue
-            found |= 1 << (shift + nb)
-            if depth < max_len and _AHEAD[(nb, edge)] << shift & wanted & ~found:
+            bit = 1 << (base + nb)
+            if missing & bit:
+                missing ^= bit
+            if depth < max_len and ahead[depth] & missing:
                 walk(nb, used | edge, depth)
 
     if max_len > 0:
-        walk(origin, 0, 0)
-    return found & wanted
+        walk(origin, closed, 0)
+    return wanted & ~missing
 
 
 def _unpack(found: int, lengths: int) -> dict[str, int]:
@@ -155,14 +177,47 @@ def _near(start: str, blocked: int, max_len: int) -> int:
     return keep
 
 
-def moves(start: str, blocked: int, sums: int) -> dict[str, int]:
-    """Locations a move can end on, each with the lengths that both a trail allows and the
-    hand can pay (``sums``: bit mask of the totals some of its cards make). Read-only."""
-    if not sums:
-        return {}
-    return _moves(start, _near(start, blocked, sums.bit_length() - 1), sums)
+def _layers(found: int, lengths: int) -> int:
+    """The locations (bit mask) a trail of one of ``lengths`` ends on."""
+    ends = 0
+    depth = 1
+    lengths >>= 1
+    while lengths:
+        if lengths & 1:
+            ends |= found >> (depth * _SPAN)
+        lengths >>= 1
+        depth += 1
+    return ends & _ALL
 
 
 @lru_cache(maxsize=1 << 16)
-def _moves(start: str, blocked: int, sums: int) -> dict[str, int]:
-    return _unpack(_trail_ends(start, blocked, sums.bit_length() - 1), sums)
+def _destinations(start: str, blocked: int, sums: int) -> tuple[str, ...]:
+    ends = _layers(_trail_ends(start, blocked, sums.bit_length() - 1), sums)
+    out = []
+    while ends:
+        low = ends & -ends
+        out.append(LOCATIONS[low.bit_length() - 1])
+        ends ^= low
+    return tuple(out)
+
+
+def destinations(start: str, blocked: int, sums: int) -> tuple[str, ...]:
+    """Locations a move can end on: some trail there avoids ``blocked`` and has a length in
+    ``sums`` (bit mask of the totals some cards of the hand make)."""
+    if not sums:
+        return ()
+    return _destinations(start, _near(start, blocked, sums.bit_length() - 1), sums)
+
+
+def lengths_to(start: str, blocked: int, sums: int, end: str) -> int:
+    """Bit mask of the lengths in ``sums`` of the trails from ``start`` to ``end``."""
+    if not sums:
+        return 0
+    max_len = sums.bit_length() - 1
+    found = _trail_ends(start, _near(start, blocked, max_len), max_len)
+    index = LOCATION_INDEX[end]
+    out = 0
+    for depth in range(1, max_len + 1):
+        if sums >> depth & 1 and found >> (depth * _SPAN + index) & 1:
+            out |= 1 << depth
+    return out

@@ -43,7 +43,7 @@ from .data import (
     cubes_in_bag,
     tile_vp,
 )
-from .routes import MAX_MOVE, blocked_mask, moves, reach
+from .routes import MAX_MOVE, blocked_mask, destinations, lengths_to, reach
 
 PLACE, MOVE, PAY, ACTION, DRAW, JOURNEY, OVER = (
     "place", "move", "pay", "action", "draw", "journey", "over",
@@ -165,7 +165,7 @@ class TrekkingState(State):
             self.phase = ACTION
         elif verb == "move":
             self.target = rest
-            self.target_lengths = self._route_lengths(seat)[rest]
+            self.target_lengths = lengths_to(*self._move_sums(seat), rest)
             self.phase = PAY
         elif verb == "pay":
             self._play_cards(seat, rest.split(","))
@@ -212,7 +212,7 @@ class TrekkingState(State):
         """The move is mandatory when possible; with no cards or every route blocked the
         phase is skipped (trekking "Move"), unless a Fly may still open a route."""
         self.phase = MOVE
-        if not self.can_fly and not self._route_lengths(self.current):
+        if not self.can_fly and not self._destinations(self.current):
             self.phase = ACTION
 
     def _end_turn(self) -> None:
@@ -229,20 +229,24 @@ class TrekkingState(State):
     def _others(self, seat: int) -> list[str]:
         return [p for s, p in enumerate(self.positions) if s != seat and p is not None]
 
-    def _route_lengths(self, seat: int) -> dict[str, int]:
-        """Locations the seat can move to now, each with the lengths its cards can pay."""
+    def _move_sums(self, seat: int) -> tuple[str, int, int]:
+        """(position, occupied locations, totals the hand can pay) for a move."""
         position = self.positions[seat]
         assert position is not None
-        sums = trek.sums_mask(self.hands[seat], MAX_MOVE)
-        return moves(position, blocked_mask(self._others(seat)), sums)
+        return position, blocked_mask(self._others(seat)), trek.sums_mask(self.hands[seat], MAX_MOVE)
+
+    def _destinations(self, seat: int) -> tuple[str, ...]:
+        """Locations the seat can move to now."""
+        return destinations(*self._move_sums(seat))
 
     def _move_actions(self) -> list[str]:
-        out = [f"move {loc}" for loc in self._route_lengths(self.current)]
+        out = [f"move {loc}" for loc in self._destinations(self.current)]
         if self.can_fly:
             here = self.positions[self.current]
-            out += [f"fly {a}" for a in AIRPORTS if a != here and a not in self.positions]
-            if not any(a.startswith("move ") for a in out):
+            fly = [f"fly {a}" for a in AIRPORTS if a != here and a not in self.positions]
+            if not out:
                 out.append("no_move")
+            out += fly
         return out
 
     def _play_cards(self, seat: int, cards: list[str]) -> None:
@@ -414,9 +418,10 @@ class TrekkingState(State):
             self._collect(seat, rest, self.cubes.pop(rest))
         elif verb == "swap":
             other = int(rest)
-            self.positions[seat], self.positions[other] = self.positions[other], self.positions[seat]
-            assert self.positions[seat] is not None
-            self._arrive(seat, self.positions[seat])  # type: ignore[arg-type]
+            mine, theirs = self.positions[seat], self.positions[other]
+            assert mine is not None and theirs is not None
+            self.positions[other] = mine
+            self._arrive(seat, theirs)
         elif verb == "recolour":
             # journey "A Bumpy Ride": the cube becomes the new colour for good
             old, new = rest.split()
@@ -503,6 +508,18 @@ class TrekkingState(State):
             "my_points": self.points(seat),
         }
 
+    def _hand_fits_turn(self, seat: int) -> bool:
+        """Whether the hand of the player to act fits what everyone saw of this turn: a
+        player in the move phase has a move (or may fly); one paying can pay."""
+        who = self.current
+        if who == seat:
+            return True
+        if self.phase == PAY:
+            return bool(trek.payments(self.hands[who], self.target_lengths))
+        if self.phase == MOVE and not self.can_fly:
+            return bool(self._destinations(who))
+        return True
+
     def _resample(self, seat: int, rng: random.Random) -> None:
         n = self.num_players
         # trek cards: other hands' unknown cards and the deck order
@@ -514,10 +531,22 @@ class TrekkingState(State):
             rest = Counter(self.hands[s]) - Counter(self.known[s])
             pool.extend(rest.elements())
             unknown[s] = sum(rest.values())
-        rng.shuffle(pool)
-        for s, count in unknown.items():
-            self.hands[s] = sorted(self.known[s] + [pool.pop() for _ in range(count)])
-        self.trek_deck = pool
+        keep = self.current  # whose hand must still fit the turn (see _hand_fits_turn)
+        kept = self.hands[keep]
+        for attempt in range(30):
+            deal = list(pool)
+            if attempt == 29 and keep != seat:
+                # no fitting deal found: leave the player to act as it was
+                deal = list((Counter(pool) - (Counter(kept) - Counter(self.known[keep]))).elements())
+            rng.shuffle(deal)
+            for s, count in unknown.items():
+                if attempt == 29 and s == keep:
+                    self.hands[s] = kept
+                    continue
+                self.hands[s] = sorted(self.known[s] + [deal.pop() for _ in range(count)])
+            self.trek_deck = deal
+            if self._hand_fits_turn(seat):
+                break
         rng.shuffle(self.dest_deck)
         # region bonus tokens: only the seat's own claimed values are known to it
         if self.unused_bonus or any(v is not None for v in self.region_bonus.values()):

@@ -24,42 +24,48 @@ def icon(card: str) -> str:
 
 def sums_mask(hand: list[str], cap: int) -> int:
     """Bit mask of the totals (1 to ``cap``) that some cards of ``hand`` add up to."""
-    return _sums(tuple(number(c) for c in hand), cap)
+    return _sums(tuple(hand), cap)
 
 
-@lru_cache(maxsize=1 << 14)
-def _sums(numbers: tuple[int, ...], cap: int) -> int:
+@lru_cache(maxsize=1 << 16)
+def _sums(hand: tuple[str, ...], cap: int) -> int:
     mask = 1
     full = (1 << (cap + 1)) - 1
-    for value in numbers:
-        mask = (mask | mask << value) & full
+    for card in hand:
+        mask = (mask | mask << int(card[0])) & full
     return mask & ~1
 
 
 def payments(hand: list[str], lengths: int) -> list[tuple[str, ...]]:
     """Every distinct multiset of cards from ``hand`` whose total is a length in the bit
-    mask ``lengths`` (trekking Move step 2: the numbers must EXACTLY equal the distance)."""
+    mask ``lengths`` (trekking Move step 2: the numbers must EXACTLY equal the distance),
+    leaving out those that contain a smaller such multiset: the extra cards would be
+    discarded for nothing (there is no hand limit), so such a payment is never better."""
     kinds = sorted(Counter(hand).items())
     top = lengths.bit_length() - 1
+    wanted = lengths & ~1
     out: list[tuple[str, ...]] = []
     chosen: list[str] = []
 
-    def pick(i: int, total: int) -> None:
+    def pick(i: int, total: int, sums: int) -> None:
+        # sums: bit mask of the totals of every sub-multiset of chosen (0 included)
         if i == len(kinds):
-            if total and lengths >> total & 1:
+            if wanted >> total & 1 and not sums & wanted & ~(1 << total):
                 out.append(tuple(chosen))
             return
         card, copies = kinds[i]
         value = number(card)
-        pick(i + 1, total)
+        pick(i + 1, total, sums)
         taken = 0
-        while taken < copies and total + value * (taken + 1) <= top:
+        while taken < copies and total + value <= top and not sums & wanted:
             taken += 1
             chosen.append(card)
-            pick(i + 1, total + value * taken)
+            total += value
+            sums |= sums << value
+            pick(i + 1, total, sums)
         del chosen[len(chosen) - taken :]
 
-    pick(0, 0)
+    pick(0, 0, 1)
     return out
 
 
