@@ -152,3 +152,29 @@ def test_worker_sigkilled_mid_match_loses_and_doubles_nothing(cluster, workers):
             sa.select(Match.__table__.c.attempts).where(Match.__table__.c.id == victim)
         ).scalar_one()
     assert attempts == 2
+
+
+def test_pool_process_sigkilled_mid_match_is_replayed_once(cluster, workers):
+    """The prefork child playing the match dies; its task goes back to the queue at once
+    (reject on worker lost) and a new child plays the match again."""
+    url = cluster["ARENA_DATABASE_URL"]
+    with db.transaction(url) as connection:
+        for name in ("paced-c", "paced-d"):
+            ensure_house_bot(connection, name, "random", think=0.04)
+    tid, ids = make_tournament(url, ["paced-c", "paced-d"], games=fast_games(1))
+    worker = workers(cluster, concurrency=1)
+    cli(cluster, "tournament", "run", str(tid), "--no-wait")
+
+    def running_in_child():
+        with db.transaction(url) as connection:
+            row = connection.execute(
+                sa.select(Match.__table__.c.claimed_by).where(Match.__table__.c.status == "running")
+            ).first()
+        return row and int(row.claimed_by.rsplit(":", 1)[1])
+
+    child = wait_until(running_in_child, what="a match in progress")
+    assert child in worker.children()
+    os.kill(child, 9)
+    wait_until(lambda: finished(url, tid), timeout=60, what="the match to be played again")
+    assert counts(url) == (len(ids), 0, 2 * len(ids))
+    assert ratings_table(url) == replayed(url)
