@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.games import State, cards
 
-from .melds import RUN_RANK, VALUE, discards, hand_value
+from .melds import VALUE, discards, hand_value, in_hand_order
 
 DISCARD = "discard"
 DRAW_DECK = "draw deck"
@@ -163,7 +163,7 @@ class YanivState(State):
             "round": self.round_number,
             "caller": caller,
             "assaf": assaf,
-            "hands": [cards.sort_cards(h, RUN_RANK) for h in self.hands],
+            "hands": [in_hand_order(h) for h in self.hands],
             "points": points,
             "halved": halved,
             "wild_cards": {},
@@ -225,10 +225,10 @@ class YanivState(State):
     def _observation(self, seat: int) -> dict[str, Any]:
         hand = self.hands[seat]
         return {
-            "hand": cards.sort_cards(hand, RUN_RANK),
+            "hand": in_hand_order(hand),
             "hand_value": hand_value(hand),
             "hand_sizes": [len(h) for h in self.hands],
-            "known_cards": [cards.sort_cards(k, RUN_RANK) for k in self.known],
+            "known_cards": [in_hand_order(k) for k in self.known],
             "last_discard": list(self.last_discard),
             "my_discard": list(self.my_discard),
             "discard_pile": list(self.buried),
