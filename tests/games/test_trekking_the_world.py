@@ -561,3 +561,17 @@ def test_every_location_is_named_in_the_data() -> None:
         assert len(locs) == 9, region
     assert len(LOCATIONS) == 54 and len(DESTINATIONS) == 48
     assert sorted(trek.payments(["1C", "1C", "2M"], 1 << 2)) == [("1C", "1C"), ("2M",)]
+
+
+def test_resample_keeps_the_player_to_act_able_to_pay() -> None:
+    """A seat saw the other announce a move of exactly 3: every resampled hand can pay it."""
+    state = position(seat=1, phase="pay", positions=["Europe_Airport", "Old_Havana"],
+                     hands=[["1C"], ["3P", "1B"]])
+    state.target = "Banff"  # 3 away from Old Havana
+    state.target_lengths = 1 << 3
+    for k in range(20):
+        other = state.resample_hidden(0, random.Random(k))
+        assert other.legal_actions(1), other.hands[1]
+        assert sum(len(h) for h in other.hands) + len(other.trek_deck) == sum(
+            len(h) for h in state.hands
+        ) + len(state.trek_deck)
