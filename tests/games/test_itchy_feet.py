@@ -15,7 +15,7 @@ import pytest
 from arena import games
 from arena.games import IllegalAction
 from arena.games.itchy_feet import data
-from arena.games.itchy_feet.core import MAX_OFFERS, MAX_RESHUFFLES
+from arena.games.itchy_feet.core import MAX_OFFERS, STALL_ROUNDS
 from arena.games.itchy_feet.state import ItchyFeetState
 
 GAME = games.get("itchy_feet")
@@ -304,15 +304,23 @@ def test_empty_deck_is_rebuilt_from_the_discard_pile() -> None:
     assert sorted(state.deck) == ["phrasebook", "sunscreen"] and state.discard == []
 
 
-def test_deck_bound_ends_the_trip_by_progress() -> None:
-    """Engine bound: when the deck runs out after MAX_RESHUFFLES rebuilds the match ends;
-    the standing is by progress (own country visited, items of the next country held)."""
-    state = position([["passport_uk", "umbrella"], ["passport_usa"]], deck=["sunscreen"],
-                     discard=["hiking_boots"])
-    state.reshuffles = MAX_RESHUFFLES
+def test_stall_bound_ends_the_trip_by_progress() -> None:
+    """Engine bound: when nobody has travelled for STALL_ROUNDS rounds the match ends; the
+    standing is by progress (own country visited, items of the next country held)."""
+    state = position([["passport_uk", "umbrella"], ["passport_usa"]])
+    state.turns = state.last_trip + STALL_ROUNDS * 2 - 1
     play(state, (0, "draw"))
+    assert not state.is_terminal() and state.current == 1
+    play(state, (1, "draw"))
     assert state.is_terminal() and not state.capped()
     assert state.outcome().ranks == [1, 2]  # umbrella is one of France's items
+
+
+def test_a_trip_resets_the_stall_count() -> None:
+    state = position([["passport_uk", *FRANCE], ["passport_usa"]])
+    state.turns = state.last_trip + STALL_ROUNDS * 2 - 1
+    play(state, (0, "visit france"), (1, "draw"))
+    assert not state.is_terminal()
 
 
 def test_observation_hides_other_hands_and_the_deck() -> None:

@@ -69,15 +69,15 @@ class Traveller(HouseBot):
 
     # ----- the turn ---------------------------------------------------------------------
     def _action(self, legal: list[str]) -> str:
-        stolen = self._with(legal, "steal_country")
-        if stolen:  # a country taken counts twice: one more for me, one less for them
-            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
         visits = self._with(legal, "visit")
         if visits:
             plain = [v for v in visits if "=" not in v]
             if plain:
                 return plain[0]
             return max(visits, key=lambda v: -self.worth(v.split("=")[1]))
+        stolen = self._with(legal, "steal_country")
+        if stolen:  # a country taken counts twice: one more for me, one less for them
+            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
         smuggle = self._with(legal, "smuggle")
         if smuggle:
             return smuggle[0]
@@ -119,11 +119,14 @@ class Traveller(HouseBot):
         return max(others, key=lambda s: sizes[s])
 
     def _victim(self) -> int | None:
-        """Steal from the player closest to winning, or the biggest hand (>= 3 cards)."""
+        """Steal from a player closer to winning than me, or from a big hand (5+ cards);
+        stealing from everyone all the time only slows the whole table down."""
         sizes = self.obs["hand_sizes"]
         me = self.obs["seat"]
         visited = self.obs.get("home_visited") or [False] * len(sizes)
-        others = [s for s in range(len(sizes)) if s != me and sizes[s] >= 3]
+        others = [s for s in range(len(sizes)) if s != me and sizes[s] >= 2
+                  and ((visited[s] and not visited[me]) or sizes[s] >= 5
+                       or (visited[s] and sizes[s] >= 3))]
         if not others:
             return None
         return max(others, key=lambda s: (visited[s], sizes[s]))
@@ -178,9 +181,12 @@ class Traveller(HouseBot):
                 rest.remove(c)
             value = self.worth(pending["give"], rest + [pending["give"]]) - sum(
                 self.worth(c) for c in cards)
-            # a trade also hands the proposer a bonus card: demand a clear gain
-            if value > gain + 1.0:
-                best, gain = a, value
+            # a trade also hands the proposer a bonus card: demand a gain, unless only
+            # ballast goes and the proposer is not ahead of me
+            ahead = (self.obs.get("home_visited") or [False] * 9)[pending["from"]]
+            cheap = all(self.worth(c) < 1.0 for c in cards) and not ahead
+            if value > gain + 1.0 or (cheap and value >= 0 and best == "refuse"):
+                best, gain = a, max(value, gain)
         del offered
         return best
 

@@ -17,16 +17,21 @@ HAND_LIMIT = 7
 BIG_HAND_LIMIT = 9  # the Backpacker character and the Extra Baggage special item
 START_HAND = 3
 MAX_OFFERS = 3  # trade offers a player may make in one turn; keeps every match finite
-# The trip is over when the deck runs out for the 6th time (the 6th rebuild is not made):
-# the arena's bound that keeps every match finite, however the players play; the standing
-# is then by progress (see ``_scores``). Purposeful play rarely rebuilds the deck 3 times.
-MAX_RESHUFFLES = 5
+# The trip is over when nobody has travelled for STALL_ROUNDS full rounds (like the
+# fifty-move rule of chess): the arena's bound that keeps every match finite, however the
+# players play. The standing is then by progress (see ``_scores``).
+STALL_ROUNDS = 40
 LOG_LENGTH = 12
 
 # Phases: who must decide what (see ``_to_act``). IDLE means nobody: ``settle`` runs the
 # automatic steps (events, hand limits, end of turn) until someone must decide.
 IDLE = "idle"
 ACTION = "action"
+
+# Cards that may pay a cost or be discarded: never a forbidden item (FAQ "Forbidden items"),
+# never a passport (FAQ "Travelling": a lost passport is traded for or stolen back, so
+# passports only change hands, they are never thrown away).
+PAYABLE = frozenset(data.KIND) - data.FORBIDDEN_SET - data.PASSPORT_SET
 
 
 class Core(State):
@@ -95,6 +100,7 @@ class Core(State):
         self.over = False
         self.reshuffles = 0
         self.turns = 1
+        self.last_trip = 1  # the turn of the latest visit (or the first turn)
         self.log: list[str] = []
         self.current = self._first_player()
 
@@ -151,8 +157,6 @@ class Core(State):
     def _pop_deck(self) -> str | None:
         """The top card; an empty deck is refilled from the shuffled discard pile at once
         (other rules: empty deck)."""
-        if self.over:
-            return None
         if not self.deck:
             self._reshuffle()
             if not self.deck:
@@ -163,9 +167,6 @@ class Core(State):
         return card
 
     def _reshuffle(self) -> None:
-        if self.reshuffles >= MAX_RESHUFFLES:
-            self.over = True
-            return
         self.reshuffles += 1
         pile = self.discard
         self.discard = []
@@ -251,6 +252,10 @@ class Core(State):
         return None
 
     def _next_turn(self) -> None:
+        if self.turns - self.last_trip >= STALL_ROUNDS * self.num_players:
+            self.over = True
+            self.note(f"nobody travelled for {STALL_ROUNDS} rounds: the trip is over")
+            return
         self.current = self.next_seat(self.current)
         self.turns += 1
         self.offers = 0
@@ -295,11 +300,37 @@ class Core(State):
         """Re-deal every card ``seat`` has not seen: the deck, the unknown part of the other
         hands, the others' Currency Exchange choices, Free Wi-Fi cards shown to another
         player, and the order of the bucket-list pile under its face-up top card."""
-        n = self.num_players
-        pool = list(self.deck)
         sees_hand = {seat}
         if self.phase == "post" and self.current == seat:
             sees_hand.add(self.pending["target"])  # Trading Post shows the target's hand
+        payer, cost = self._paying()
+        for _attempt in range(50):
+            if self._redeal(sees_hand, seat, rng, payer, cost):
+                break
+        else:
+            # a half-made Recycle or Steal proves the player can pay; keep that hand
+            self._redeal(sees_hand | {payer}, seat, rng, payer, 0)
+        if len(self.pile) > 2:
+            under = self.pile[:-1]
+            rng.shuffle(under)
+            self.pile = under + self.pile[-1:]
+
+    def _paying(self) -> tuple[int, int]:
+        """The player in the middle of a Recycle or Steal and how many cards it must still
+        be able to pay (its earlier choice showed everyone it can)."""
+        pending_for = self.pending.get("for") if self.phase in ("choose", "take", "pay") else None
+        if pending_for == "steal" and self.characters[self.current] != "pickpocket":
+            return self.current, 1
+        if pending_for == "recycle":
+            return self.current, 1 if self.characters[self.current] == "recycler" else 2
+        return self.current, 0
+
+    def _redeal(self, sees_hand: set[int], seat: int, rng: random.Random, payer: int,
+                cost: int) -> bool:
+        """One random deal of the unseen cards; False (state untouched) if ``payer`` could
+        not pay ``cost`` with it."""
+        n = self.num_players
+        pool = list(self.deck)
         fresh: list[list[str]] = []
         for s in range(n):
             if s in sees_hand:
@@ -313,13 +344,15 @@ class Core(State):
         wifi_hidden = self.phase == "wifi" and self.current != seat
         if wifi_hidden:
             pool += self.pending["cards"]
-        for s in range(n):
-            if s != seat and self.exchange[s] is not None:
-                pool.append(self.exchange[s] or "")
+        pool += [c for s, c in enumerate(self.exchange) if s != seat and c is not None]
         rng.shuffle(pool)
         for s in range(n):
             while len(fresh[s]) < len(self.hands[s]):
                 fresh[s].append(pool.pop())
+        if cost and payer not in sees_hand:
+            payable = sum(1 for c in fresh[payer] if c in PAYABLE)
+            if payable < cost:
+                return False
         self.hands = fresh
         for s in range(n):
             if s != seat and self.exchange[s] is not None:
@@ -327,7 +360,4 @@ class Core(State):
         if wifi_hidden:
             self.pending["cards"] = [pool.pop() for _ in self.pending["cards"]]
         self.deck = pool
-        if len(self.pile) > 2:
-            under = self.pile[:-1]
-            rng.shuffle(under)
-            self.pile = under + self.pile[-1:]
+        return True

@@ -15,12 +15,12 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from . import data
-from .core import ACTION, IDLE, MAX_OFFERS
+from .core import ACTION, IDLE, MAX_OFFERS, PAYABLE
 from .expansions import Expansions
 
 # What a trade can ask for in pairs: the kinds a traveller needs most.
 _PAIR_KINDS = sorted((*data.ITEMS, "passport"))
-_DISCARDABLE = frozenset(data.KIND) - data.FORBIDDEN_SET - data.PASSPORT_SET
+_DISCARDABLE = PAYABLE
 _PAIRS = tuple(f"{a}+{b}" for a, b in combinations_with_replacement(_PAIR_KINDS, 2))
 
 
@@ -55,9 +55,7 @@ class ItchyFeetState(Expansions):
         return (self.current,)
 
     def _payable(self, seat: int) -> list[str]:
-        """Cards that may pay a cost or be discarded: never a forbidden item (FAQ), never a
-        passport (FAQ "Travelling": a lost passport is traded for or stolen back, so
-        passports only change hands, they are never thrown away)."""
+        """Distinct cards that may pay a cost or be discarded (``core.PAYABLE``)."""
         return sorted({c for c in self.hands[seat] if c in _DISCARDABLE})
 
     # ----- legal actions ----------------------------------------------------------------
@@ -329,6 +327,7 @@ class ItchyFeetState(Expansions):
         # travelling shows the whole hand to everyone
         self.known[seat] = list(self.hands[seat])
         self.note(f"seat {seat} visits {country}")
+        self.last_trip = self.turns
         if self.bucket:
             self.pile.pop()
             self.collection[seat].append(country)
