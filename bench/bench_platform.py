@@ -195,7 +195,7 @@ def leaderboard_at_scale(url: str, matches: int = 1_000_000, bots: int = 500) ->
     times = []
     for _ in range(50):
         started = time.perf_counter()
-        with db.transaction(url) as connection:
+        with db.read(url) as connection:
             rows = queries.leaderboard(connection, GAME, 50)
         times.append(time.perf_counter() - started)
     assert len(rows) == 50
@@ -203,12 +203,20 @@ def leaderboard_at_scale(url: str, matches: int = 1_000_000, bots: int = 500) ->
 
 
 def main() -> None:
-    from arena.store import db
 
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are wall clock unless marked CPU)")
     reps = int(os.environ.get("BENCH_REPETITIONS", "30"))  # 20 matches per repetition
     batches = [int(b) for b in os.environ.get("BENCH_BATCHES", "1,4,8,16,32").split(",")]
+    if os.environ.get("BENCH_ONLY") != "leaderboard":
+        throughput(reps, batches)
+    leaderboard()
+
+
+def throughput(reps: int, batches: list[int]) -> None:
+    """Single loop against Celery with 2 worker processes, per batch size; overheads."""
+    from arena.store import db
+
     with redis_url() as redis, scratch_postgres() as pg:
         queue = f"arena-bench-{uuid.uuid4().hex[:8]}"
         env = {"ARENA_DATABASE_URL": pg, "ARENA_REDIS_URL": redis, "ARENA_QUEUE": queue}
@@ -236,6 +244,10 @@ def main() -> None:
             import redis as redis_client
 
             redis_client.Redis.from_url(redis).delete(queue)
+
+
+def leaderboard() -> None:
+    """The leaderboard query with 1M recorded matches, SQLite and PostgreSQL."""
     scale = int(os.environ.get("BENCH_LEADERBOARD_MATCHES", "1000000"))
     with tempfile.TemporaryDirectory() as directory:
         lite = leaderboard_at_scale(f"sqlite:///{directory}/lb.db", scale)

@@ -30,7 +30,7 @@ def batches(ids: Sequence[int], size: int) -> list[list[int]]:
 def split_by_length(match_ids: Sequence[int], url: str | None = None) -> tuple[list[int], list[int]]:
     """(short, long) matches: long ones seat an external or paced bot."""
     match_t, bot_t = Match.__table__, Bot.__table__
-    with db.transaction(url) as connection:
+    with db.read(url) as connection:
         slow_bots = set(
             connection.execute(sa.select(bot_t.c.id).where((bot_t.c.kind != "house") | (bot_t.c.think > 0))).scalars()
         )
@@ -68,7 +68,7 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
     """Block until the tournament has no pending match; returns its status."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
-        with db.transaction() as connection:
+        with db.read() as connection:
             status = tournament_status(connection, tournament_id)
         done = sum(g["done"] + g["failed"] + g["cancelled"] for g in status["games"].values())
         total = sum(g["total"] for g in status["games"].values())
@@ -84,10 +84,10 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
 def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
                    batch_size: int | None = None) -> dict:
     """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
-    with db.transaction() as connection:
+    with db.read() as connection:
         ids = pending_match_ids(connection, tournament_id)
     dispatch(ids, batch_size, progress)
     if wait or settings().embedded:
         return wait_for(tournament_id, progress if not settings().embedded else None)
-    with db.transaction() as connection:
+    with db.read() as connection:
         return tournament_status(connection, tournament_id)

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         print_status(status)
     print(f"\nplayed in {time.perf_counter() - started:.1f} s; store: {db.engine().url}\n")
-    with db.transaction() as connection:
+    with db.read() as connection:
         for name in names:
             print_leaderboard(name, queries.leaderboard(connection, name))
             print()

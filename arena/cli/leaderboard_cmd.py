@@ -31,7 +31,7 @@ def print_leaderboard(game: str, rows: list[queries.LeaderboardRow]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     game = games.get(args.game).name
-    with db.transaction() as connection:
+    with db.read() as connection:
         rows = queries.leaderboard(connection, game, args.limit)
     print_leaderboard(game, rows)
     return 0

@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    with db.transaction() as connection:
+    with db.read() as connection:
         match = queries.match_detail(connection, args.id)
     transcript = match["transcript"]
     if args.json:

@@ -114,7 +114,7 @@ def print_status(status: dict) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    with db.transaction() as connection:
+    with db.read() as connection:
         status = queries.tournament_status(connection, args.id)
     if args.json:
         print(json.dumps(status, indent=2))

@@ -46,7 +46,11 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    # Readers (``db.read``) need no write lock: a deferred BEGIN reads a WAL snapshot.
+    if connection.get_execution_options().get("arena_read_only"):
+        connection.exec_driver_sql("BEGIN")
+    else:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def make_engine(url: str) -> Engine:
@@ -60,7 +64,9 @@ def make_engine(url: str) -> Engine:
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         sa.event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    # No pre-ping (a round trip per transaction): a dropped connection fails its
+    # transaction, the pool discards it, and the task's retry gets a fresh one.
+    return sa.create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
 
 
 def engine(url: str | None = None) -> Engine:
@@ -93,6 +99,16 @@ def transaction(url: str | None = None) -> Iterator[Connection]:
     """A connection inside one transaction: committed on success, rolled back on error."""
     with engine(url).begin() as connection:
         yield connection
+
+
+@contextmanager
+def read(url: str | None = None) -> Iterator[Connection]:
+    """A connection for reads only (leaderboards, status): it never takes SQLite's write
+    lock, so readers do not queue behind writers."""
+    with engine(url).connect() as connection:
+        connection = connection.execution_options(arena_read_only=True)
+        with connection.begin():
+            yield connection
 
 
 def _alembic_config(connection: Connection) -> Config:

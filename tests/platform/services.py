@@ -41,6 +41,37 @@ def redis_server_binary() -> str:
     return found
 
 
+class RedisServer:
+    """A redis-server of our own that can be killed and started again on the same port and
+    data directory (append-only file on, so queued tasks survive)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while not redis_answers("127.0.0.1", self.port):
+            if time.monotonic() > deadline:
+                raise RuntimeError("private redis-server did not start")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+
+
 @contextlib.contextmanager
 def private_redis(directory: Path):
     """A redis-server of our own on a free port; stopped (and gone) afterwards."""

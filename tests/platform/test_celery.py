@@ -178,3 +178,32 @@ def test_pool_process_sigkilled_mid_match_is_replayed_once(cluster, workers):
     wait_until(lambda: finished(url, tid), timeout=60, what="the match to be played again")
     assert counts(url) == (len(ids), 0, 2 * len(ids))
     assert ratings_table(url) == replayed(url)
+
+
+def test_redis_killed_and_restarted_mid_tournament(pg_url, tmp_path, queue_name, monkeypatch, workers):
+    """Our own Redis (never the shared one) dies with tasks queued and comes back from its
+    append-only file: the workers reconnect and the tournament completes, once."""
+    from .services import RedisServer
+
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        env = {"ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": server.url, "ARENA_QUEUE": queue_name,
+               "ARENA_BATCH_SIZE": "1", "ARENA_VISIBILITY_TIMEOUT": "3"}
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        db.engine(pg_url)
+        with db.transaction(pg_url) as connection:
+            for name in ("paced-e", "paced-f", "paced-g"):
+                ensure_house_bot(connection, name, "random", think=0.01)
+        tid, ids = make_tournament(pg_url, ["paced-e", "paced-f", "paced-g"], games=fast_games(1))
+        cli(env, "tournament", "run", str(tid), "--no-wait")
+        workers(env, concurrency=1)
+        wait_until(lambda: counts(pg_url)[0] >= 1, what="a first recorded match")
+        server.kill()
+        server.start()
+        wait_until(lambda: finished(pg_url, tid), timeout=90, what="the tournament to complete after the restart")
+        assert counts(pg_url) == (len(ids), 0, 2 * len(ids))
+        assert ratings_table(pg_url) == replayed(pg_url)
+    finally:
+        server.kill()
