@@ -1,7 +1,7 @@
 """The Itchy Feet heuristic house bot against random play (fixed seeds).
 
-Measured over 1000 two-player matches (seeds 0-999): win rate 0.9965. The test plays 200
-and allows 5 points less."""
+Measured over 1000 two-player matches (seeds 0-999): win rate 0.9785 (a shared first place
+counts 1/k). The test plays 200 and allows 5 points less."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from arena.games.house import evaluate, house_bot
 
 def test_heuristic_beats_random_two_players() -> None:
     result = evaluate("itchy_feet", "heuristic", "random", 2, 200)
-    assert result["win_rate"] >= 0.94
+    assert result["win_rate"] >= 0.93
 
 
 def test_heuristic_beats_random_with_every_expansion() -> None:

@@ -172,7 +172,6 @@ class Traveller(HouseBot):
         pending = self.obs["pending"]
         if pending.get("to") != self.obs["seat"]:
             return legal[0]
-        offered = self.worth(pending["give"])
         best, gain = "refuse", 0.0
         for a in self._with(legal, "accept"):
             cards = a.split()[1:]
@@ -187,7 +186,6 @@ class Traveller(HouseBot):
             cheap = all(self.worth(c) < 1.0 for c in cards) and not ahead
             if value > gain + 1.0 or (cheap and value >= 0 and best == "refuse"):
                 best, gain = a, max(value, gain)
-        del offered
         return best
 
     def _react(self, legal: list[str]) -> str:

@@ -20,7 +20,6 @@ from .expansions import Expansions
 
 # What a trade can ask for in pairs: the kinds a traveller needs most.
 _PAIR_KINDS = sorted((*data.ITEMS, "passport"))
-_DISCARDABLE = PAYABLE
 _PAIRS = tuple(f"{a}+{b}" for a, b in combinations_with_replacement(_PAIR_KINDS, 2))
 
 
@@ -56,7 +55,7 @@ class ItchyFeetState(Expansions):
 
     def _payable(self, seat: int) -> list[str]:
         """Distinct cards that may pay a cost or be discarded (``core.PAYABLE``)."""
-        return sorted({c for c in self.hands[seat] if c in _DISCARDABLE})
+        return sorted({c for c in self.hands[seat] if c in PAYABLE})
 
     # ----- legal actions ----------------------------------------------------------------
     def _legal_actions(self, seat: int) -> list[str]:
@@ -98,22 +97,23 @@ class ItchyFeetState(Expansions):
         n = self.num_players
         others = [(seat + k) % n for k in range(1, n)]
         out: list[str] = []
-        if self.deck or self.discard:
+        discard = self.discard
+        if self.deck or discard:
             out.append("draw")
-        payable = self._payable(seat)
+        can_pay = sum(1 for c in hand if c in PAYABLE)
         cost = 1 if self.characters[seat] == "recycler" else 2
-        if len(payable_all := [c for c in hand if c in _DISCARDABLE]) >= cost and any(
-            c not in data.EVENT_SET for c in self.discard
-        ):
+        if can_pay >= cost and any(c not in data.EVENT_SET for c in discard):
             out.append("recycle")  # then: take <card>, pay <cards>
-        partners = [o for o in others if self.hands[o]]
-        if self.offers < MAX_OFFERS and hand and partners:
-            out.append("trade")  # then: partner <seat>, give <card>, want <kinds>
-        if partners and (payable_all or self.characters[seat] == "pickpocket"):
-            out.append("steal")  # then: victim <seat>, pay <card>
+        hands = self.hands
+        if any(hands[o] for o in others):
+            if self.offers < MAX_OFFERS and hand:
+                out.append("trade")  # then: partner <seat>, give <card>, want <kinds>
+            if can_pay or self.characters[seat] == "pickpocket":
+                out.append("steal")  # then: victim <seat>, pay <card>
         out += self._visit_actions(seat)
         if opts["forbidden"]:
             bad = {c for c in hand if c in data.FORBIDDEN_SET}
+            payable = self._payable(seat)
             out += [f"dispose {f} with={c}" for f in bad for c in payable]
             if self.characters[seat] == "smuggler" and not self.smuggled:
                 out += [f"smuggle {f} to={o}" for f in bad for o in others]
@@ -173,7 +173,7 @@ class ItchyFeetState(Expansions):
         return [a for a in _WANTS[key] if a != "want " + give_kind]
 
     def _pay_actions(self, seat: int) -> list[str]:
-        payable = sorted(c for c in self.hands[seat] if c in _DISCARDABLE)
+        payable = sorted(c for c in self.hands[seat] if c in PAYABLE)
         if self.pending["for"] == "steal" or self.characters[seat] == "recycler":
             return [f"pay {c}" for c in set(payable)]
         out = set()
@@ -377,7 +377,6 @@ class ItchyFeetState(Expansions):
 
     # ----- what a seat sees -------------------------------------------------------------
     def _observation(self, seat: int) -> dict[str, Any]:
-        n = self.num_players
         obs: dict[str, Any] = {
             "hand": sorted(self.hands[seat]),
             "hand_limit": self.hand_limit(seat),
@@ -385,6 +384,7 @@ class ItchyFeetState(Expansions):
             "known_cards": [sorted(k) for k in self.known],
             "current": self.current,
             "turn": self.turns,
+            "turns_since_trip": self.turns - self.last_trip,  # see core.STALL_ROUNDS
             "phase": self.phase,
             "deck_size": len(self.deck),
             "discard": list(self.discard),
@@ -406,7 +406,7 @@ class ItchyFeetState(Expansions):
         pending: dict[str, Any] = {}
         phase = self.phase
         if phase in ("choose", "give", "want", "respond", "react", "take", "pay"):
-            pending = {k: v for k, v in self.pending.items()}
+            pending = {k: list(v) if isinstance(v, list) else v for k, v in self.pending.items()}
         elif phase == "discard":
             pending = {"seat": self.pending["seat"]}
         elif phase == "exchange":
@@ -421,5 +421,4 @@ class ItchyFeetState(Expansions):
         obs["pending"] = pending
         if self.options["postcards"]:
             obs["postcards"] = sum(1 for c in self.hands[seat] if c in data.POSTCARD_SET)
-        del n
         return obs
