@@ -298,3 +298,21 @@ def test_heuristic_beats_random_two_players() -> None:
     """Measured 1.00 over 1000 matches (seeds 0-999)."""
     result = evaluate("yaniv", "heuristic", "random", 2, 60, first_seed=5000)
     assert result["win_rate"] >= 0.95
+
+
+def test_resample_keeps_cards_seen_taken() -> None:
+    """A card taken from the pile is public (yaniv 2.4.1): resampling keeps it in that hand,
+    and forgets it once laid again."""
+    state = position([["KD", "QC"], ["2C", "3C", "4D"]], ["6H"], deck=["9S", "TS", "JS", "QS"])
+    state.apply(0, "discard KD")
+    state.apply(0, "take 6H")
+    for k in range(10):
+        other = state.resample_hidden(1, random.Random(k))
+        assert isinstance(other, YanivState)
+        assert "6H" in other.hands[0] and len(other.hands[0]) == 2
+        assert other.hands[1] == state.hands[1]
+    state.apply(1, "discard 2C")
+    state.apply(1, "draw deck")
+    state.apply(0, "discard 6H")
+    assert state.known[0] == []
+
