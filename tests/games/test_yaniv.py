@@ -315,4 +315,3 @@ def test_resample_keeps_cards_seen_taken() -> None:
     state.apply(1, "draw deck")
     state.apply(0, "discard 6H")
     assert state.known[0] == []
-
