@@ -27,3 +27,10 @@ def test_heuristic_travels_when_it_can() -> None:
            "target": "france", "centre": "germany", "discard": [], "known_cards": [[], []],
            "hand_sizes": [4, 3]}
     assert bot.act(obs, ["draw", "steal", "trade", "visit france"]) == "visit france"
+
+
+def test_heuristic_beats_random_in_the_bucket_list() -> None:
+    """Bucket List: measured 0.777 over 300 matches (seeds 0-299); luck weighs more here,
+    since any one item opens the top country and countries change hands."""
+    result = evaluate("itchy_feet", "heuristic", "random", 2, 150, {"variant": "bucket_list"})
+    assert result["win_rate"] >= 0.70

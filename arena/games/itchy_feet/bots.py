@@ -69,15 +69,15 @@ class Traveller(HouseBot):
 
     # ----- the turn ---------------------------------------------------------------------
     def _action(self, legal: list[str]) -> str:
+        stolen = self._with(legal, "steal_country")
+        if stolen:  # a country taken counts twice: one more for me, one less for them
+            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
         visits = self._with(legal, "visit")
         if visits:
             plain = [v for v in visits if "=" not in v]
             if plain:
                 return plain[0]
             return max(visits, key=lambda v: -self.worth(v.split("=")[1]))
-        stolen = self._with(legal, "steal_country")
-        if stolen:  # a country taken counts twice: one more for me, one less for them
-            return min(stolen, key=lambda a: self.worth(a.split("=")[1]))
         smuggle = self._with(legal, "smuggle")
         if smuggle:
             return smuggle[0]
@@ -126,7 +126,7 @@ class Traveller(HouseBot):
         visited = self.obs.get("home_visited") or [False] * len(sizes)
         others = [s for s in range(len(sizes)) if s != me and sizes[s] >= 2
                   and ((visited[s] and not visited[me]) or sizes[s] >= 5
-                       or (visited[s] and sizes[s] >= 3))]
+                       or ((visited[s] or self.bucket) and sizes[s] >= 3))]
         if not others:
             return None
         return max(others, key=lambda s: (visited[s], sizes[s]))
