@@ -343,3 +343,20 @@ def test_resample_keeps_cards_everyone_has_seen() -> None:
         assert isinstance(other, ItchyFeetState)
         assert "umbrella" in other.hands[0]  # seen in the face-up trade
         assert other.observation(1) == state.observation(1)
+
+
+def test_faq_a_lost_passport_is_stolen_back() -> None:
+    """FAQ Travelling: whoever lost a passport can always trade for or steal a new one."""
+    state = position([[*FRANCE, "sunscreen"], ["passport_usa"]])
+    assert not any(a.startswith("visit") for a in state.legal_actions(0))
+    play(state, (0, "steal"), (0, "victim 1"), (0, "pay sunscreen"), (1, "draw"))
+    assert "passport_usa" in state.hands[0]
+    assert "visit france" in state.legal_actions(0)
+
+
+def test_faq_bonus_only_for_the_proposer_on_its_turn() -> None:
+    """FAQ Trading: the bonus card is drawn only for a completed trade made on your turn:
+    the partner, whose turn it is not, draws nothing."""
+    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "umbrella", "phrasebook"])
+    play(state, (1, "accept umbrella"))
+    assert len(state.hands[0]) == 3 + 1 and len(state.hands[1]) == 3
