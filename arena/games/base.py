@@ -192,6 +192,9 @@ class State:
         re-dealt consistently with what it has seen (determinization for search)."""
         twin = self.clone()
         twin._resample(seat, rng)
+        # The seed is hidden too: with it a bot could re-deal the true cards and foresee
+        # every later shuffle. The resampled world gets a future of its own.
+        twin.seed = rng.randrange(2**62)
         twin._legal = {}
         return twin
 
