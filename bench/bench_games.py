@@ -108,7 +108,7 @@ def main() -> None:
     ours: dict[tuple[str, int], dict[str, float]] = {}
     for name in games.names():
         game = games.get(name)
-        option_sets = [{}, *getattr(game, "bench_option_sets", [])]
+        option_sets = [{}, *game.bench_option_sets]
         for options in option_sets:
             counts = game.player_counts(game.resolve_options(options))
             for players in (2, 4):

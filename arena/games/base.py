@@ -234,6 +234,8 @@ class Game:
     has_hidden_information: ClassVar[bool] = True
     # Option sets the conformance suite plays besides the defaults.
     test_option_sets: ClassVar[list[dict[str, Any]]] = []
+    # Option sets `make bench` measures besides the defaults.
+    bench_option_sets: ClassVar[list[dict[str, Any]]] = []
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """Legal player counts under these options (some games need a second deck)."""

@@ -46,6 +46,8 @@ class Backpacker(Game):
         {"cards": "learning1", "years": 2},
         {"cards": "basic", "extra_cards": "near_miss,travelling_companion,follow_the_trail"},
     ]
+    # `make bench` measures the basic game beside the (default) advanced one.
+    bench_option_sets: ClassVar[list[dict[str, Any]]] = [{"cards": "basic"}]
 
     def resolve_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         resolved = super().resolve_options(options)
