@@ -137,6 +137,7 @@ class Session:
         self.outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
         self.welcomed = asyncio.Event()
         self.tasks: set[asyncio.Task[None]] = set()
+        self.final: str | None = None  # set when the gateway ends the session for good
 
     async def messages(self) -> Any:
         """The bot's side of the stream: Hello first, then whatever the handlers queue."""
@@ -182,6 +183,9 @@ class Session:
             await self.outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
         elif kind == "error":
             log.error("gateway: %s: %s", message.error.code, message.error.message)
+            if message.error.code in ("replaced", "revoked"):
+                # Reconnecting would only fight the newer process (or a dead token).
+                self.final = f"{message.error.code}: {message.error.message}"
 
     async def answer(self, wire: gateway_pb2.Turn) -> None:
         match = self.matches.get(wire.match_id)
@@ -229,6 +233,8 @@ async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = No
                     return
                 stopper.cancel()
                 reader.result()
+                if session.final:
+                    raise FinalError(session.final)
                 attempt = 0 if session.welcomed.is_set() else attempt
         except grpc.aio.AioRpcError as error:
             if error.code() in FINAL_CODES:

@@ -218,7 +218,8 @@ async def run_match(
         duration=time.perf_counter() - started,
         decisions=decisions,
     )
-    summary = {"match_id": match_id, "scores": result.scores, "ranks": result.ranks}
+    summary = {"match_id": match_id, "scores": result.scores, "ranks": result.ranks,
+               "forfeited": result.forfeited, "reason": "turn_cap" if result.capped else "finished"}
     for player in players:
         try:
             await player.match_ended(summary)

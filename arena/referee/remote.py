@@ -56,6 +56,7 @@ class RemotePlayer:
     _detail: str = field(default="", init=False)
     _created: float = field(default_factory=time.time, init=False)
     _wants_samples: bool = field(default=False, init=False)
+    _sent: float = field(default=0.0, init=False)
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:
@@ -76,7 +77,7 @@ class RemotePlayer:
         }
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
-        sent = time.monotonic()
+        sent = self._sent = time.monotonic()
         await self.mailbox.deliver(self.bot_id, message)
         self._detail = "no answer in time"
         try:
@@ -92,6 +93,8 @@ class RemotePlayer:
         """Called by the runner once the turn is decided: the bot learns the code, the
         action applied for it and its strikes; the turn stops being pending."""
         match_id = self.info.match_id
+        if code != "ok":  # unanswered: what it cost the bot is the time the referee waited
+            self._last_latency_ms = int((time.monotonic() - self._sent) * 1000)
         await self.mailbox.settle(self.bot_id, match_id, turn_id)
         await self.mailbox.deliver(self.bot_id, {
             "kind": "move_result", "match_id": match_id, "turn_id": turn_id,

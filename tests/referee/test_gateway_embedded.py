@@ -69,3 +69,22 @@ def test_a_bad_token_is_refused_and_final(gateway: tuple[ServerThread, LocalMail
     output = bot.communicate(timeout=30)[0].decode()
     assert bot.returncode != 0 or "UNAUTHENTICATED" in output
     assert "UNAUTHENTICATED" in output
+
+
+def test_a_second_sdk_process_with_the_same_token_replaces_the_first_for_good(
+        gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    """The gateway's policy is "the newer connection wins"; the replaced SDK process must
+    then stop (final error), not reconnect and fight the newer one."""
+    server, mailbox = gateway
+    first = start_bot("bots.random_bot", server.address, "tok-alice")
+    wait_online(mailbox, "1")
+    holder = asyncio.run(mailbox.holder("1"))
+    second = start_bot("bots.random_bot", server.address, "tok-alice")
+    try:
+        output = first.communicate(timeout=30)[0].decode()
+        assert first.returncode == 1 and "replaced" in output
+        assert second.poll() is None
+        assert asyncio.run(mailbox.holder("1")) not in (None, holder)
+    finally:
+        second.terminate()
+        second.communicate(timeout=10)
