@@ -91,7 +91,7 @@ def single_loop(url: str, repetitions: int, batch: int = 8) -> dict[str, float]:
     (schedule + claim + record with transcript and Elo)."""
     from arena.config import settings
     from arena.referee import play_match
-    from arena.store import db, record_result
+    from arena.store import db, record_results
     from arena.tournaments.play import PLAYER_FACTORIES, claim_matches
 
     cpu0 = time.process_time()
@@ -105,16 +105,18 @@ def single_loop(url: str, repetitions: int, batch: int = 8) -> dict[str, float]:
             specs = claim_matches(connection, ids[first : first + batch], "bench", settings().max_attempts)
         claim += time.perf_counter() - t0
         platform_cpu += time.process_time() - c0
+        finished = []
+        t1 = time.perf_counter()
         for spec in specs:
-            t1 = time.perf_counter()
             players = [PLAYER_FACTORIES[b["kind"]](spec, seat) for seat, b in enumerate(spec.bots)]
-            result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, str(spec.id))
-            t2, c2 = time.perf_counter(), time.process_time()
-            with db.transaction(url) as connection:
-                record_result(connection, spec.id, result)
-            record += time.perf_counter() - t2
-            platform_cpu += time.process_time() - c2
-            play += t2 - t1
+            finished.append((spec.id, play_match(spec.game, players, spec.seed, spec.options, spec.clock,
+                                                 str(spec.id))))
+        t2, c2 = time.perf_counter(), time.process_time()
+        with db.transaction(url) as connection:
+            record_results(connection, finished)
+        record += time.perf_counter() - t2
+        platform_cpu += time.process_time() - c2
+        play += t2 - t1
     total = time.perf_counter() - started
     n = len(ids)
     return {"matches": n, "seconds": total, "rate": n / total, "play_ms": 1000 * play / n,

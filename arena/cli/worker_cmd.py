@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 
 from arena.config import settings
@@ -24,8 +25,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
     if args.metrics_port is not None:
         os.environ["ARENA_METRICS_PORT"] = str(args.metrics_port)
-    # Pool children write their metrics to files that the /metrics endpoint sums up.
-    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="arena-metrics-"))
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Pool children write their metrics to files that /metrics sums up. The client
+        # library picks its storage when first imported (already done by the command
+        # line's imports), so start again with the directory set from the outset.
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-metrics-")
+        os.execv(sys.executable, [sys.executable, *sys.argv])
     from workers.app import app
 
     app.worker_main([

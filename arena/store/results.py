@@ -4,9 +4,9 @@ Exactly once, whatever the retries and duplicate deliveries: the ``result`` row 
 the match id and inserted with insert-or-nothing; a second delivery inserts nothing and its
 transaction is rolled back before it changes anything.
 
-No deadlocks and a replayable order: a writer locks the rating rows of the match's bots in
-bot id order, and only then takes its ``seq`` (completion order). Two matches sharing a bot are therefore serialized, and ``seq``
-follows that order, so replaying results by ``seq`` gives exactly the stored ratings. On
+No deadlocks and a replayable order: a writer locks the rating rows of its matches' bots in
+(bot id, game) order, and only then takes its ``seq`` values (completion order). Matches
+sharing a bot are therefore serialized, and ``seq`` follows that order, so replaying results by ``seq`` gives exactly the stored ratings. On
 SQLite the whole transaction holds the database write lock (``BEGIN IMMEDIATE``).
 """
 
@@ -48,7 +48,7 @@ def insert_or_nothing(connection: Connection, table: sa.Table, rows: list[dict[s
     return _insert(connection, table).values(rows).on_conflict_do_nothing()
 
 
-# The recording path runs once per match: its statements are built once, with bound
+# The recording path runs for every match: its statements are built once, with bound
 # parameters, so each execution is a cache hit instead of a fresh construction.
 _statements: dict[tuple[str, str, int], Any] = {}
 
@@ -63,7 +63,7 @@ def _statement(connection: Connection, name: str, size: int = 0):
 
 def _build_upsert_ratings(connection: Connection, size: int):
     rows = [
-        {"bot_id": sa.bindparam(f"bot{i}"), "game": sa.bindparam("game"), "elo": ratings.INITIAL,
+        {"bot_id": sa.bindparam(f"bot{i}"), "game": sa.bindparam(f"game{i}"), "elo": ratings.INITIAL,
          "information": 0.0, "matches": 0, "wins": 0.0, "rank_sum": 0}
         for i in range(size)
     ]
@@ -73,21 +73,14 @@ def _build_upsert_ratings(connection: Connection, size: int):
     return upsert.returning(*rating_t.c)
 
 
-def _build_insert_result(connection: Connection, _size: int):
-    return (
-        _insert(connection, result_t)
-        .values(match_id=sa.bindparam("match_id"), game=sa.bindparam("game"), finished_at=sa.bindparam("finished_at"),
-                duration_ms=sa.bindparam("duration_ms"), decisions=sa.bindparam("decisions"),
-                capped=sa.bindparam("capped"))
-        .on_conflict_do_nothing()
-        .returning(result_t.c.seq)
-    )
+def _build_insert_results(connection: Connection, _size: int):
+    return _insert(connection, result_t).on_conflict_do_nothing().returning(result_t.c.match_id, result_t.c.seq)
 
 
-_BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_result": _build_insert_result}
+_BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_results": _build_insert_results}
 
-_SELECT_MATCH = sa.select(match_t).where(match_t.c.id == sa.bindparam("match_id"))
-_MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("match_id")).values(status="done")
+_SELECT_MATCHES = sa.select(match_t).where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)))
+_MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("b_match")).values(status="done")
 _UPDATE_RATING = (
     rating_t.update()
     .where(rating_t.c.bot_id == sa.bindparam("b_bot"), rating_t.c.game == sa.bindparam("b_game"))
@@ -111,79 +104,120 @@ _INSERT_TRANSCRIPT = transcript_t.insert()
 _INSERT_HISTORY = history_t.insert()
 
 
-def lock_ratings(connection: Connection, game: str, bot_ids: list[int]) -> dict[int, Any]:
-    """Create missing rating rows and lock them, in bot id order, in one statement."""
-    bots = sorted(set(bot_ids))
-    params = {f"bot{i}": bot for i, bot in enumerate(bots)} | {"game": game}
-    rows = connection.execute(_statement(connection, "upsert_ratings", len(bots)), params).all()
-    return {row.bot_id: row for row in rows}
+def lock_ratings(connection: Connection, keys: list[tuple[int, str]]) -> dict[tuple[int, str], dict[str, Any]]:
+    """Create missing rating rows and lock them, in (bot id, game) order, in one statement;
+    returns their current values by (bot id, game)."""
+    keys = sorted(set(keys))
+    params: dict[str, Any] = {}
+    for i, (bot, game) in enumerate(keys):
+        params[f"bot{i}"] = bot
+        params[f"game{i}"] = game
+    rows = connection.execute(_statement(connection, "upsert_ratings", len(keys)), params).all()
+    return {(row.bot_id, row.game): dict(row._mapping) for row in rows}
 
 
 def record_result(connection: Connection, match_id: int, result: MatchResult, k: float = ratings.DEFAULT_K) -> bool:
-    """Record a finished match inside the caller's transaction.
+    """Record one finished match inside the caller's transaction; False (nothing changed)
+    when it was already recorded."""
+    return bool(record_results(connection, [(match_id, result)], k))
 
-    Returns False, changing nothing, when the match was already recorded (the caller
-    should roll back or simply commit the empty transaction)."""
-    match = connection.execute(_SELECT_MATCH, {"match_id": match_id}).one()
-    if match.status == "done":
-        return False  # the common duplicate; the unique result row is the real guard
-    seating: list[int] = list(match.seating)
-    locked = lock_ratings(connection, match.game, seating) if match.rated else {}
+
+def record_results(
+    connection: Connection, finished: list[tuple[int, MatchResult]], k: float = ratings.DEFAULT_K
+) -> list[int]:
+    """Record finished matches inside the caller's transaction; returns the ids recorded
+    now (matches already recorded are skipped, each on its own).
+
+    Several matches in one transaction share its round trips and its commit; each match
+    is still all-or-nothing and exactly-once through its unique result row."""
+    if not finished:
+        return []
+    ids = sorted({match_id for match_id, _ in finished})
+    matches = {row.id: row for row in connection.execute(_SELECT_MATCHES, {"ids": ids})}
+    results = {match_id: result for match_id, result in finished}
+    todo = [m for m in ids if matches[m].status != "done"]
+    if not todo:
+        return []  # the common duplicate; the unique result rows are the real guard
+    keys = [(bot, matches[m].game) for m in todo if matches[m].rated for bot in matches[m].seating]
+    locked = lock_ratings(connection, keys) if keys else {}
     now = utcnow()
+    # Inserted in match id order (two writers never wait for each other's rows crosswise);
+    # ``seq`` is drawn only now, after the rating locks.
     inserted = connection.execute(
-        _statement(connection, "insert_result"),
-        {"match_id": match_id, "game": match.game, "finished_at": now, "duration_ms": result.duration * 1000.0,
-         "decisions": len(result.decisions), "capped": result.capped},
-    ).first()
-    if inserted is None:
-        return False
-    seq = inserted.seq
-    connection.execute(
-        _INSERT_SEATS,
+        _statement(connection, "insert_results"),
         [
+            {"match_id": m, "game": matches[m].game, "finished_at": now,
+             "duration_ms": results[m].duration * 1000.0, "decisions": len(results[m].decisions),
+             "capped": results[m].capped}
+            for m in todo
+        ],
+    ).all()
+    order = sorted((row.seq, row.match_id) for row in inserted)
+    if not order:
+        return []
+    seats, transcripts, history, done = [], [], [], []
+    touched: set[tuple[int, str]] = set()
+    for seq, match_id in order:
+        match, result = matches[match_id], results[match_id]
+        seating = list(match.seating)
+        seats += [
             {"match_id": match_id, "seat": seat, "bot_id": bot, "score": result.scores[seat],
              "rank": result.ranks[seat], "strikes": result.strikes[seat], "forfeited": result.forfeited[seat]}
             for seat, bot in enumerate(seating)
-        ],
-    )
-    connection.execute(_INSERT_TRANSCRIPT, {"match_id": match_id, "data": result.transcript()})
-    if match.rated:
-        apply_ratings(connection, match.game, match_id, seq, seating, result.ranks, locked, k, now)
-    connection.execute(_MATCH_DONE, {"match_id": match_id})
-    return True
+        ]
+        transcripts.append({"match_id": match_id, "data": result.transcript()})
+        done.append({"b_match": match_id})
+        if match.rated:
+            history += rate_match(locked, match.game, match_id, seq, seating, result.ranks, k, now)
+            touched.update((bot, match.game) for bot in seating)
+    connection.execute(_INSERT_SEATS, seats)
+    connection.execute(_INSERT_TRANSCRIPT, transcripts)
+    if touched:
+        connection.execute(
+            _UPDATE_RATING,
+            [
+                {"b_bot": bot, "b_game": game, "b_elo": row["elo"], "b_information": row["information"],
+                 "b_matches": row["matches"], "b_wins": row["wins"], "b_rank_sum": row["rank_sum"],
+                 "b_when": row["last_played"]}
+                for (bot, game), row in sorted(locked.items())
+                if (bot, game) in touched
+            ],
+        )
+        connection.execute(_INSERT_HISTORY, history)
+    connection.execute(_MATCH_DONE, done)
+    return [match_id for _, match_id in order]
 
 
-def apply_ratings(
-    connection: Connection,
+def rate_match(
+    standings: dict[tuple[int, str], dict[str, Any]],
     game: str,
     match_id: int,
     seq: int,
     seating: list[int],
     ranks: list[int],
-    locked: dict[int, Any],
     k: float,
     when: datetime,
-) -> None:
-    """Update the locked rating rows for one match and append their history."""
-    before = [locked[bot].elo for bot in seating]
+) -> list[dict[str, Any]]:
+    """Apply one match's Elo to ``standings`` (rows by (bot, game), changed in place) and
+    return its history rows. ``recompute`` replays results through the same arithmetic."""
+    before = [standings[(bot, game)]["elo"] for bot in seating]
     deltas, info = ratings.match_update(before, ranks, k, seating)
-    updates, history = [], []
+    history = []
     for seat, bot in enumerate(seating):
         if bot in seating[:seat]:
             continue  # a bot in two seats: both seats' changes go to its one row
         seats = [s for s, b in enumerate(seating) if b == bot]
-        row = locked[bot]
-        after = row.elo + sum(deltas[s] for s in seats)
-        updates.append({
-            "b_bot": bot, "b_game": game, "b_elo": after,
-            "b_information": row.information + sum(info[s] for s in seats),
-            "b_matches": row.matches + 1, "b_wins": row.wins + ratings.win_credit(ranks[seat], ranks),
-            "b_rank_sum": row.rank_sum + ranks[seat], "b_when": when,
-        })
+        row = standings[(bot, game)]
+        after = row["elo"] + sum(deltas[s] for s in seats)
         history.append({"seq": seq, "match_id": match_id, "bot_id": bot, "game": game,
-                        "before": row.elo, "after": after})
-    connection.execute(_UPDATE_RATING, updates)
-    connection.execute(_INSERT_HISTORY, history)
+                        "before": row["elo"], "after": after})
+        row["elo"] = after
+        row["information"] += sum(info[s] for s in seats)
+        row["matches"] += 1
+        row["wins"] += ratings.win_credit(ranks[seat], ranks)
+        row["rank_sum"] += ranks[seat]
+        row["last_played"] = when
+    return history
 
 
 def finish_if_complete(connection: Connection, tournament_id: int) -> bool:
@@ -218,32 +252,23 @@ def replay_ratings(connection: Connection, k: float = ratings.DEFAULT_K) -> dict
         .where(match_t.c.rated.is_(True))
         .order_by(result_t.c.seq, seat_t.c.seat)
     )
-    standings: dict[tuple[int, str], Standing] = {}
+    rows: dict[tuple[int, str], dict[str, Any]] = {}
+    history: dict[tuple[int, str], list[tuple[int, int, float, float]]] = {}
     current: list[Any] = []
 
     def flush() -> None:
         if not current:
             return
-        game, seq, match_id, when = current[0].game, current[0].seq, current[0].match_id, current[0].finished_at
+        first = current[0]
         seating = [row.bot_id for row in current]
-        ranks = [row.rank for row in current]
-        table = {bot: standings.setdefault((bot, game), Standing()) for bot in seating}
-        deltas, info = ratings.match_update([table[b].elo for b in seating], ranks, k, seating)
-        seen: set[int] = set()
-        for seat, bot in enumerate(seating):
-            if bot in seen:
-                continue
-            seen.add(bot)
-            seats = [s for s, b in enumerate(seating) if b == bot]
-            st = table[bot]
-            after = st.elo + sum(deltas[s] for s in seats)
-            st.history.append((seq, match_id, st.elo, after))
-            st.elo = after
-            st.information += sum(info[s] for s in seats)
-            st.matches += 1
-            st.wins += ratings.win_credit(ranks[seat], ranks)
-            st.rank_sum += ranks[seat]
-            st.last_played = when
+        for bot in seating:
+            rows.setdefault((bot, first.game), {"elo": ratings.INITIAL, "information": 0.0, "matches": 0,
+                                                "wins": 0.0, "rank_sum": 0, "last_played": None})
+        changes = rate_match(rows, first.game, first.match_id, first.seq, seating,
+                             [row.rank for row in current], k, first.finished_at)
+        for change in changes:
+            history.setdefault((change["bot_id"], first.game), []).append(
+                (change["seq"], change["match_id"], change["before"], change["after"]))
         current.clear()
 
     for row in connection.execute(query.execution_options(yield_per=5000)):
@@ -251,7 +276,11 @@ def replay_ratings(connection: Connection, k: float = ratings.DEFAULT_K) -> dict
             flush()
         current.append(row)
     flush()
-    return standings
+    return {
+        key: Standing(row["elo"], row["information"], row["matches"], row["wins"], row["rank_sum"],
+                      row["last_played"], history.get(key, []))
+        for key, row in rows.items()
+    }
 
 
 def recompute(connection: Connection, k: float = ratings.DEFAULT_K) -> int:

@@ -20,7 +20,7 @@ from arena.referee import Clock, HousePlayer, Player, play_match
 from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
-from arena.store.results import finish_if_complete, record_result
+from arena.store.results import finish_if_complete, record_results
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
@@ -81,15 +81,20 @@ def claim_matches(
     now = utcnow()
     for row in rows:
         attempts = row.attempts + 1
+        # The status condition is checked again on the newest row version: a match that
+        # another delivery recorded since the select above must not be put back to running.
+        still_pending = (match_t.c.id == row.id) & match_t.c.status.in_(("scheduled", "running"))
         if attempts > max_attempts:
-            connection.execute(match_t.update().where(match_t.c.id == row.id).values(status="failed"))
-            metrics.MATCHES.labels(game=row.game, status="failed").inc()
+            if connection.execute(match_t.update().where(still_pending).values(status="failed")).rowcount:
+                metrics.MATCHES.labels(game=row.game, status="failed").inc()
             continue
-        connection.execute(
+        claimed = connection.execute(
             match_t.update()
-            .where(match_t.c.id == row.id)
+            .where(still_pending)
             .values(status="running", attempts=attempts, claimed_by=worker, started_at=now)
-        )
+        ).rowcount
+        if not claimed:
+            continue
         clock = Clock(move=row.move_time if row.move_time is not None else 2.0,
                       bank=row.time_bank if row.time_bank is not None else 30.0)
         seats = tuple(
@@ -106,16 +111,19 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     config = settings()
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker_name(), config.max_attempts)
-    recorded = []
     tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
+    finished = []
     for spec in specs:
         players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
-        result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
-        with db.transaction(url) as connection:
-            fresh = record_result(connection, spec.id, result, config.elo_k)
-        metrics.observe_match(result, "done" if fresh else "duplicate")
-        if fresh:
-            recorded.append(spec.id)
+        finished.append((spec.id, play_match(spec.game, players, spec.seed, spec.options, spec.clock,
+                                             match_id=str(spec.id))))
+    # One transaction for the batch: each match in it is still recorded whole and at most
+    # once, and the batch shares one commit instead of paying one per match.
+    with db.transaction(url) as connection:
+        recorded = record_results(connection, finished, config.elo_k)
+    fresh = set(recorded)
+    for match_id, result in finished:
+        metrics.observe_match(result, "done" if match_id in fresh else "duplicate")
     # After the recordings have committed (see ``finish_if_complete``).
     for tournament_id in sorted(t for t in tournaments if t is not None):
         with db.transaction(url) as connection:

@@ -156,7 +156,7 @@ def workers(tmp_path):
               metrics_port: int = 0) -> Worker:
         env = dict(os.environ) | {"PYTHONPATH": str(ROOT), "ARENA_METRICS_PORT": str(metrics_port)} | env_overrides
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-        if metrics_port:
+        if metrics_port and command != "arena":  # ``arena worker`` makes its own
             env["PROMETHEUS_MULTIPROC_DIR"] = str(tmp_path / f"metrics{len(started)}")
             Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir()
         worker = Worker(env, concurrency, tmp_path / f"worker{len(started)}.log", command)
