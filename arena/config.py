@@ -5,7 +5,7 @@
 ``ARENA_REDIS_URL``     Redis for the Celery broker and the bot mailbox; absent means
                         embedded: tasks run in-process and nothing else is needed.
 ``ARENA_QUEUE``         Celery queue name (default ``arena``).
-``ARENA_BATCH_SIZE``    house-bot matches per Celery task (default 8; external-bot matches
+``ARENA_BATCH_SIZE``    house-bot matches per Celery task (default 16; external-bot matches
                         always travel one per task).
 ``ARENA_VISIBILITY_TIMEOUT``  seconds before Redis redelivers an unacknowledged task
                         (default 3600; must exceed the longest task).
@@ -55,7 +55,7 @@ def settings() -> Settings:
         database_url=env.get("ARENA_DATABASE_URL") or default_database_url(),
         redis_url=env.get("ARENA_REDIS_URL") or None,
         queue=env.get("ARENA_QUEUE", "arena"),
-        batch_size=int(env.get("ARENA_BATCH_SIZE", "8")),
+        batch_size=int(env.get("ARENA_BATCH_SIZE", "16")),
         visibility_timeout=int(env.get("ARENA_VISIBILITY_TIMEOUT", "3600")),
         task_time_limit=int(env.get("ARENA_TASK_TIME_LIMIT", "1800")),
         max_attempts=int(env.get("ARENA_MAX_ATTEMPTS", "5")),
