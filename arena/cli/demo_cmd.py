@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--games", default="", help="comma separated games (default: every game)")
     parser.add_argument("--budget", type=float, default=25.0,
                         help="seconds of play to aim for; repetitions per game are fitted to it")
-    parser.add_argument("--max-repetitions", type=int, default=4)
+    parser.add_argument("--max-repetitions", type=int, default=8)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
     parser.set_defaults(func=run)
 
@@ -69,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
                                          name=f"demo {name}"))
     from workers.dispatch import run_tournament
 
-    bar = ProgressBar("demo", force=True)
     for tournament_id in ids:
-        bar.label = f"demo tournament {tournament_id}"
+        bar = ProgressBar(f"demo tournament {tournament_id}", force=True)
         status = run_tournament(tournament_id, wait=True, progress=bar)
         bar.close()
         print_status(status)
