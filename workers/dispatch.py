@@ -16,6 +16,7 @@ from arena.config import settings
 from arena.store import db
 from arena.store.models import Bot, Match
 from arena.store.queries import tournament_status
+from arena.store.results import finish_if_complete
 from arena.tournaments import pending_match_ids
 
 Progress = Callable[[int, int], None]
@@ -84,6 +85,9 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
 def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
                    batch_size: int | None = None) -> dict:
     """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
+    with db.transaction() as connection:
+        # Closes a tournament whose last recording's process died before closing it.
+        finish_if_complete(connection, tournament_id)
     with db.read() as connection:
         ids = pending_match_ids(connection, tournament_id)
     dispatch(ids, batch_size, progress)
