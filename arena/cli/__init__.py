@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "match_cmd",
     "ratings_cmd",
     "worker_cmd",
+    "serve_cmd",
     "db_cmd",
 ]
 

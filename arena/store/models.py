@@ -36,6 +36,18 @@ class Bot(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
+class BotToken(SQLModel, table=True):
+    """A token of an external bot: only its SHA-256 is kept (see ``arena.store.bot_tokens``)."""
+
+    __tablename__ = "bot_token"
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    token_hash: str = Field(sa_column=sa.Column(sa.String(64), nullable=False, unique=True))
+    owner: str = Field(default="", max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    revoked_at: datetime | None = Field(default=None, sa_column=_when(True))
+
+
 class Tournament(SQLModel, table=True):
     """A set of matches over one or more games; ``spec`` keeps how it was drawn up."""
 
@@ -63,11 +75,14 @@ class Match(SQLModel, table=True):
     seed: int = Field(sa_column=sa.Column(sa.BigInteger, nullable=False))
     seating: list[int] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     rated: bool = True
-    status: str = Field(default="scheduled", max_length=16)  # scheduled running done cancelled failed
+    status: str = Field(default="scheduled", max_length=16)  # scheduled running done cancelled failed aborted
     attempts: int = 0
     claimed_by: str | None = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
     started_at: datetime | None = Field(default=None, sa_column=_when(True))
+    # A challenge's own clock (tournament matches use their tournament's).
+    clock_move: float | None = None
+    clock_bank: float | None = None
 
 
 class Result(SQLModel, table=True):

@@ -123,3 +123,28 @@ def match_detail(connection: Connection, match_id: int) -> dict[str, Any]:
         "duration_ms": result.duration_ms if result else None,
         "transcript": transcript,
     }
+
+
+def recent_matches(connection: Connection, tournament_id: int | None = None, bot: str | None = None,
+                   limit: int = 50) -> list[dict[str, Any]]:
+    """Matches newest first, optionally of one tournament or with one bot, with their seats'
+    ranks (empty until finished); the same keys as ``match_detail`` but no transcript."""
+    query = sa.select(match_t).order_by(match_t.c.id.desc()).limit(limit)
+    if tournament_id is not None:
+        query = query.where(match_t.c.tournament_id == tournament_id)
+    matches = connection.execute(query).all()
+    if bot is not None:
+        bot_id = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == bot)).scalar_one_or_none()
+        matches = [m for m in matches if bot_id in m.seating]
+    if not matches:
+        return []
+    ids = [m.id for m in matches]
+    names = {row.id: row.name for row in bots_by_id(connection, sorted({b for m in matches for b in m.seating})).values()}
+    seats: dict[int, list[Any]] = {}
+    for row in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(ids)).order_by(seat_t.c.seat)):
+        seats.setdefault(row.match_id, []).append(dict(row._mapping))
+    finished = dict(connection.execute(sa.select(result_t.c.match_id, result_t.c.finished_at)
+                                       .where(result_t.c.match_id.in_(ids))).all())
+    return [{"id": m.id, "tournament_id": m.tournament_id, "game": m.game, "status": m.status,
+             "seating": [names.get(b, str(b)) for b in m.seating], "seats": seats.get(m.id, []),
+             "finished_at": finished.get(m.id)} for m in matches]

@@ -47,8 +47,19 @@ def _house_player(spec: MatchSpec, seat: int) -> Player:
     return HousePlayer(spec.game, bot["strategy"], seat, spec.seed, think=bot["think"])
 
 
-# Bot kind -> how to build its player for a seat; the gateway registers ``external``.
-PLAYER_FACTORIES: dict[str, PlayerFactory] = {"house": _house_player}
+def _external_player(spec: MatchSpec, seat: int) -> Player:
+    from arena.referee.external import external_player  # the mailbox only where needed
+
+    return external_player(spec, seat)
+
+
+# Bot kind -> how to build its player for a seat.
+PLAYER_FACTORIES: dict[str, PlayerFactory] = {"house": _house_player, "external": _external_player}
+
+
+def first_set(*values: float | None) -> float:
+    """The first value that is not None (a match's own clock, its tournament's, a default)."""
+    return next(float(v) for v in values if v is not None)
 
 
 def register_player_kind(kind: str, factory: PlayerFactory) -> None:
@@ -95,8 +106,8 @@ def claim_matches(
         ).rowcount
         if not claimed:
             continue
-        clock = Clock(move=row.move_time if row.move_time is not None else 2.0,
-                      bank=row.time_bank if row.time_bank is not None else 30.0)
+        clock = Clock(move=first_set(row.clock_move, row.move_time, 2.0),
+                      bank=first_set(row.clock_bank, row.time_bank, 30.0))
         seats = tuple(
             {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy,
              "think": bots[b].think}

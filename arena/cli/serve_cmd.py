@@ -1,0 +1,88 @@
+"""``arena serve``, ``arena bot register|revoke`` and ``arena challenge``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import time
+
+from arena.server.settings import ServerSettings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser("serve", help="run the gRPC server: bot gateway, Arena and Rules services")
+    serve.add_argument("--address", help="host:port (default ARENA_GRPC_ADDRESS or 127.0.0.1:50051)")
+    serve.add_argument("--metrics-port", type=int, help="gateway /metrics port (default 9809, 0 = off)")
+    serve.set_defaults(func=run_serve)
+
+    bot = subparsers.add_parser("bot", help="register or revoke external bots")
+    actions = bot.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
+    reg = actions.add_parser("register", help="register a bot and print its token (shown once)")
+    reg.add_argument("name")
+    reg.add_argument("--owner", default="", help="who to contact about this bot")
+    reg.set_defaults(func=run_register)
+    rev = actions.add_parser("revoke", help="revoke every token of a bot")
+    rev.add_argument("name")
+    rev.set_defaults(func=run_revoke)
+
+    challenge = subparsers.add_parser("challenge", help="an unrated match against chosen opponents")
+    challenge.add_argument("game")
+    challenge.add_argument("players", nargs="+", help="by seat: bot names or house:<bot> (house:heuristic)")
+    challenge.add_argument("--seed", type=int, default=0)
+    challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
+    challenge.set_defaults(func=run_challenge)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from arena.server import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = ServerSettings.from_env()
+    if args.address:
+        settings = ServerSettings(**{**settings.__dict__, "address": args.address})
+    port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
+    asyncio.run(serve.serve_forever(settings, port))
+    return 0
+
+
+def run_register(args: argparse.Namespace) -> int:
+    from arena.store import bot_tokens, db
+
+    with db.transaction() as connection:
+        made = bot_tokens.register(connection, args.name, args.owner)
+    print(f"registered bot {made.name} (id {made.bot_id})")
+    print(f"token: {made.token}")
+    print("This token is shown once. Run your bot with ARENA_BOT_TOKEN set to it.")
+    return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    from arena.store import bot_tokens, db
+
+    with db.transaction() as connection:
+        found = bot_tokens.revoke(connection, args.name)
+    print(f"revoked every token of {args.name}" if found else f"no external bot named {args.name}")
+    return 0 if found else 1
+
+
+def run_challenge(args: argparse.Namespace) -> int:
+    from arena import games
+    from arena.server import challenge
+    from arena.store import db, queries
+
+    from .options import parse_options
+
+    options = parse_options(games.get(args.game), args.option)
+    with db.transaction() as connection:
+        match_id = challenge.create(connection, args.game, args.players, options, args.seed, 2.0, 30.0)
+    print(f"challenge match {match_id}: waiting for {', '.join(args.players)}")
+    started = time.monotonic()
+    status = challenge.play(match_id)
+    with db.transaction() as connection:
+        detail = queries.match_detail(connection, match_id)
+    print(json.dumps({"match": match_id, "status": status, "seconds": round(time.monotonic() - started, 1),
+                      "seats": [{"bot": s["bot"], "rank": s["rank"], "score": s["score"]} for s in detail["seats"]]},
+                     default=str, indent=1))
+    return 0 if status == "done" else 1

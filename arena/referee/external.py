@@ -1,0 +1,52 @@
+"""External bots as players of tournament matches: the worker side of the mailbox.
+
+``ARENA_REDIS_URL`` set: the mailbox is Redis, shared with every gateway. Embedded: one
+in-process mailbox, shared with the gateway running in this same process.
+``ARENA_GRACE_SECONDS`` (default 30): how long a disconnected bot may stay away before it
+forfeits its match.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from arena.config import settings
+
+from .mailbox import LocalMailbox, Mailbox, RedisMailbox
+from .remote import MatchInfo, RemotePlayer
+
+_lock = threading.Lock()
+_mailboxes: dict[str, Mailbox] = {}
+
+
+def mailbox() -> Mailbox:
+    """The process's mailbox for the current settings (one per Redis URL, or the local one)."""
+    url = settings().redis_url or ""
+    with _lock:
+        box = _mailboxes.get(url)
+        if box is None:
+            box = _mailboxes[url] = RedisMailbox(url) if url else LocalMailbox()
+        return box
+
+
+def forget() -> None:
+    """Drop this process's mailboxes (a test starting a fresh arena in the same process)."""
+    with _lock:
+        _mailboxes.clear()
+
+
+def grace_seconds() -> float:
+    return float(os.environ.get("ARENA_GRACE_SECONDS", "30"))
+
+
+def external_player(spec: Any, seat: int) -> RemotePlayer:
+    """The player for an external bot's seat in a claimed match (``arena.tournaments.play``)."""
+    bot = spec.bots[seat]
+    info = MatchInfo(
+        match_id=str(spec.id), game=spec.game, options=dict(spec.options), seat=seat,
+        num_players=len(spec.bots), players=[b["name"] for b in spec.bots],
+        move_deadline_ms=int(spec.clock.move * 1000), time_bank_ms=int(spec.clock.bank * 1000),
+        tournament_id=str(spec.tournament_id or ""))
+    return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds())

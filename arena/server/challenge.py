@@ -1,0 +1,86 @@
+"""Unrated challenges: one match against chosen opponents, to test a bot.
+
+Seats are registered bot names or ``house:<bot>`` (``house:heuristic``). The match waits up
+to the grace period for its external bots to be connected; if one never shows up the
+challenge is aborted (nothing is recorded, no one is rated)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import games
+from arena.referee import external
+from arena.store import db
+from arena.store.models import Bot, Match, utcnow
+from arena.store.queries import ensure_house_bot
+
+bot_t = Bot.__table__
+match_t = Match.__table__
+
+
+def create(connection: Connection, game: str, players: list[str], options: dict[str, Any], seed: int,
+           move_time: float, time_bank: float) -> int:
+    """Write the challenge's match row (unrated, no tournament); returns its id."""
+    rules = games.get(game)
+    resolved = rules.resolve_options(options)
+    if len(players) not in rules.player_counts(resolved):
+        raise ValueError(f"{game}: {len(players)} players is not a legal table")
+    seating = []
+    for name in players:
+        if name.startswith("house:"):
+            strategy = name.split(":", 1)[1]
+            if strategy not in games.bot_names(game):
+                raise ValueError(f"no house bot {strategy!r} for {game}")
+            seating.append(ensure_house_bot(connection, strategy, strategy))
+            continue
+        found = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).scalar_one_or_none()
+        if found is None:
+            raise ValueError(f"no bot named {name!r}")
+        seating.append(int(found))
+    return int(connection.execute(match_t.insert().values(
+        tournament_id=None, game=game, options=resolved, seed=seed or secrets.randbelow(2**62),
+        seating=seating, rated=False, status="scheduled", attempts=0, created_at=utcnow(),
+        clock_move=move_time, clock_bank=time_bank,
+    ).returning(match_t.c.id)).scalar_one())
+
+
+def external_bots(match_id: int) -> list[int]:
+    with db.transaction() as connection:
+        seating = connection.execute(sa.select(match_t.c.seating).where(match_t.c.id == match_id)).scalar_one()
+        rows = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.id.in_(seating), bot_t.c.kind == "external"))
+        return [int(r.id) for r in rows]
+
+
+def wait_for_bots(bot_ids: list[int], grace: float) -> bool:
+    """True once every bot has a live stream; False if one is still missing after ``grace``."""
+    box = external.mailbox()
+
+    async def all_present() -> bool:
+        return all([await box.holder(str(b)) is not None for b in bot_ids])
+
+    deadline = time.monotonic() + grace
+    while True:
+        if asyncio.run(all_present()):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+
+
+def play(match_id: int) -> str:
+    """Play the challenge (or abort it); returns the match's final status."""
+    from arena.tournaments.play import play_and_record
+
+    if not wait_for_bots(external_bots(match_id), external.grace_seconds()):
+        with db.transaction() as connection:
+            connection.execute(match_t.update().where(match_t.c.id == match_id, match_t.c.status == "scheduled")
+                               .values(status="aborted"))
+        return "aborted"
+    play_and_record([match_id])
+    return "done"

@@ -1,0 +1,52 @@
+"""``arena serve``: the whole server in one process: the bot gateway, the Arena and Rules
+services, health and reflection, and the gateway's /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+
+from prometheus_client import start_http_server
+
+from arena.referee import external
+from arena.referee.gateway import Gateway
+from arena.v1 import arena_pb2_grpc, gateway_pb2_grpc
+
+from . import sessions
+from .app import RunningServer, start_server
+from .arena_service import ArenaService
+from .settings import ServerSettings
+
+log = logging.getLogger("arena.serve")
+
+
+async def start(settings: ServerSettings) -> RunningServer:
+    """Start every service on ``settings.address``; returns the running server."""
+    gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot)
+    arena = ArenaService(settings, kick=gateway.kick)
+    return await start_server(settings, [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway"),
+        (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
+    ])
+
+
+async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
+    """Run until SIGINT/SIGTERM, then shut down gracefully (health says NOT_SERVING first)."""
+    if metrics_port:
+        start_http_server(metrics_port, addr="127.0.0.1" if settings.address.startswith("127.") else "0.0.0.0")
+    running = await start(settings)
+    log.info("arena listening on %s (metrics on :%s)", settings.address.rsplit(":", 1)[0] + f":{running.port}",
+             metrics_port or "off")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+    await running.stop(settings.grace_seconds)
+
+
+def metrics_port_from_env() -> int:
+    return int(os.environ.get("ARENA_GATEWAY_METRICS_PORT", "9809"))
