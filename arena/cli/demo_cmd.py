@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seconds of play to aim for; repetitions per game are fitted to it")
     parser.add_argument("--max-repetitions", type=int, default=8)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
+    parser.add_argument("--no-grpc", action="store_true",
+                        help="skip the part where two bot processes play over the gRPC gateway")
     parser.set_defaults(func=run)
 
 
@@ -79,4 +81,8 @@ def run(args: argparse.Namespace) -> int:
         for name in names:
             print_leaderboard(name, queries.leaderboard(connection, name))
             print()
+    if not args.no_grpc:
+        from . import demo_wire
+
+        demo_wire.run(args.seed, names)
     return 0
