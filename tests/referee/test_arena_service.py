@@ -16,43 +16,30 @@ import sqlalchemy as sa
 
 from arena import games
 from arena.referee import external
-from arena.server import serve
+from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 from arena.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grpc
 
-from .conftest import ServerThread
 from .test_gateway_embedded import GAME, start_bot
 
 ADMIN = (("authorization", "Bearer admin-secret"),)
 
 
-class Server(ServerThread):
-    def __init__(self, settings: ServerSettings) -> None:  # noqa: D107
-        import asyncio
-        import threading
-
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.running = self.call(serve.start(settings))
-        self.address = f"127.0.0.1:{self.running.port}"
-
-
 @pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
     monkeypatch.setenv("ARENA_GRACE_SECONDS", "1.5")
     external.forget()  # bot ids start again at 1 in the fresh database
-    running = Server(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret"))
+    running = BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret"))
     yield running
     running.stop()
     db.dispose_all()
 
 
 @pytest.fixture
-def arena(server: Server) -> Iterator[arena_pb2_grpc.ArenaStub]:
+def arena(server: BackgroundServer) -> Iterator[arena_pb2_grpc.ArenaStub]:
     with grpc.insecure_channel(server.address) as channel:
         yield arena_pb2_grpc.ArenaStub(channel)
 
@@ -61,7 +48,7 @@ def register(arena: arena_pb2_grpc.ArenaStub, name: str) -> str:
     return arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner="tests")).token
 
 
-def wait_connected(arena: arena_pb2_grpc.ArenaStub, server: Server, token: str) -> None:
+def wait_connected(arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, token: str) -> None:
     """A bot is connected once a second stream with its token would replace it; simpler:
     poll the mailbox the server shares with its runner."""
     import asyncio
@@ -113,7 +100,7 @@ def test_list_games_shows_every_game_with_options(arena: arena_pb2_grpc.ArenaStu
 
 
 def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
-        arena: arena_pb2_grpc.ArenaStub, server: Server) -> None:
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     token = register(arena, "wire-bot")
     bot = start_bot("bots.house_bot", server.address, token)
     try:
@@ -137,7 +124,7 @@ def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
 
 
 def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
-        arena: arena_pb2_grpc.ArenaStub, server: Server) -> None:
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     register(arena, "absent-bot")
     ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["absent-bot", "house:random"]))
     deadline = time.monotonic() + 30
@@ -162,7 +149,7 @@ def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
     assert not arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows
 
 
-def test_a_revoked_token_is_cut_off_at_once_and_refused_after(arena: arena_pb2_grpc.ArenaStub, server: Server) -> None:
+def test_a_revoked_token_is_cut_off_at_once_and_refused_after(arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     token = register(arena, "doomed")
     bot = start_bot("tests.referee.rogue_bot", server.address, token, "good")
     wait_connected(arena, server, token)
