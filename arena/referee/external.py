@@ -3,7 +3,8 @@
 ``ARENA_REDIS_URL`` set: the mailbox is Redis, shared with every gateway. Embedded: one
 in-process mailbox, shared with the gateway running in this same process.
 ``ARENA_GRACE_SECONDS`` (default 30): how long a disconnected bot may stay away before it
-forfeits its match.
+forfeits its match. ``ARENA_MAILBOX_PREFIX`` (default ``arena:mb:``): the Redis key prefix,
+so that several arenas can share one Redis.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def mailbox() -> Mailbox:
     with _lock:
         box = _mailboxes.get(url)
         if box is None:
-            box = _mailboxes[url] = RedisMailbox(url) if url else LocalMailbox()
+            prefix = os.environ.get("ARENA_MAILBOX_PREFIX", "arena:mb:")
+            box = _mailboxes[url] = RedisMailbox(url, prefix=prefix) if url else LocalMailbox()
         return box
 
 
