@@ -114,7 +114,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
 
         stream = _Stream(identity, first.hello, self.max_matches_per_bot)
         self.streams[stream.connection] = stream
-        await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state})
+        await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
+                                                       "max_matches": stream.max_matches})
         await self.mailbox.claim(identity.bot_id, stream.connection)
         metrics.CONNECTED.inc()
         log.info("bot %s connected", identity.name)

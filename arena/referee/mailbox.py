@@ -80,6 +80,15 @@ class Mailbox:
         the Unix epoch when it has never connected)."""
         raise NotImplementedError
 
+    async def enter_match(self, bot_id: str, match_id: str, limit: int) -> bool:
+        """Count ``match_id`` among the bot's live matches unless it already has ``limit``;
+        True when the match is (or already was) counted."""
+        raise NotImplementedError
+
+    async def leave_match(self, bot_id: str, match_id: str) -> None:
+        """The match is over for the bot: it no longer counts against its limit."""
+        raise NotImplementedError
+
     async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
         """What the bot asked for in its Hello (e.g. ``want_sample_state``), for runners."""
         raise NotImplementedError
@@ -108,6 +117,7 @@ class LocalMailbox(Mailbox):
         self._holders: dict[str, str] = {}
         self._gone_since: dict[str, float] = {}
         self._prefs: dict[str, dict[str, Any]] = {}
+        self._live: dict[str, set[str]] = defaultdict(set)
 
     def _wait_for(self, ready: Any, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
@@ -178,6 +188,18 @@ class LocalMailbox(Mailbox):
             if bot_id in self._holders:
                 return None
             return self._gone_since.get(bot_id, 0.0)
+
+    async def enter_match(self, bot_id: str, match_id: str, limit: int) -> bool:
+        with self._lock:
+            live = self._live[bot_id]
+            if match_id not in live and len(live) >= limit:
+                return False
+            live.add(match_id)
+            return True
+
+    async def leave_match(self, bot_id: str, match_id: str) -> None:
+        with self._lock:
+            self._live[bot_id].discard(match_id)
 
     async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
         with self._lock:
@@ -278,6 +300,23 @@ class RedisMailbox(Mailbox):
             return None
         seen = await self.redis.get(self._k("seen", bot_id))
         return float(seen) if seen is not None else 0.0
+
+    # Live matches are a sorted set scored by entry time; entries older than KEY_TTL are
+    # dropped first, so a worker that died mid-match cannot hold a slot for ever.
+    _ENTER = (
+        "redis.call('zremrangebyscore', KEYS[1], '-inf', ARGV[1] - ARGV[4]) "
+        "if redis.call('zscore', KEYS[1], ARGV[2]) then return 1 end "
+        "if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end "
+        "redis.call('zadd', KEYS[1], ARGV[1], ARGV[2]) redis.call('expire', KEYS[1], ARGV[4]) return 1"
+    )
+
+    async def enter_match(self, bot_id: str, match_id: str, limit: int) -> bool:
+        entered = await self.redis.eval(self._ENTER, 1, self._k("live", bot_id), repr(time.time()), match_id,
+                                        limit, KEY_TTL)
+        return bool(entered)
+
+    async def leave_match(self, bot_id: str, match_id: str) -> None:
+        await self.redis.zrem(self._k("live", bot_id), match_id)
 
     async def set_prefs(self, bot_id: str, prefs: dict[str, Any]) -> None:
         await self.redis.set(self._k("prefs", bot_id), json.dumps(prefs), ex=KEY_TTL)

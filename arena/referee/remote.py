@@ -8,6 +8,7 @@ a bot that has had no live stream for longer than the grace period forfeits at o
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,8 +61,8 @@ class RemotePlayer:
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:
+            await self._enter()
             self._started = True
-            self._wants_samples = bool((await self.mailbox.prefs(self.bot_id)).get("want_sample_state"))
             await self.mailbox.deliver(self.bot_id, self.info.to_json())
         message = {
             "kind": "turn",
@@ -101,17 +102,32 @@ class RemotePlayer:
             "code": code.upper(), "detail": "" if code == "ok" else self._detail,
             "applied_action": action, "strikes": strikes, "latency_ms": self._last_latency_ms})
 
+    async def _enter(self) -> None:
+        """Wait for a free slot among the matches the bot said it plays at once (its Hello's
+        ``max_matches``, as granted by the gateway); a bot that stays away forfeits."""
+        while True:
+            prefs = await self.mailbox.prefs(self.bot_id)
+            self._wants_samples = bool(prefs.get("want_sample_state"))
+            if await self.mailbox.enter_match(self.bot_id, self.info.match_id, int(prefs.get("max_matches", 1))):
+                return
+            await self._check_presence()
+            await asyncio.sleep(POLL)
+
+    async def _check_presence(self) -> None:
+        since = await self.mailbox.offline_since(self.bot_id)
+        # A bot that has not come yet gets its grace from the start of the match.
+        if since is not None and time.time() - max(since, self._created) > self.grace:
+            raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
+
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
         while True:
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
             if move is not None:
                 return move
-            since = await self.mailbox.offline_since(self.bot_id)
-            # A bot that has not come yet gets its grace from the start of the match.
-            if since is not None and time.time() - max(since, self._created) > self.grace:
-                raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
+            await self._check_presence()
 
     async def match_ended(self, result: dict[str, Any]) -> None:
+        await self.mailbox.leave_match(self.bot_id, self.info.match_id)
         seat = self.info.seat
         await self.mailbox.deliver(self.bot_id, {
             "kind": "match_ended", "match_id": self.info.match_id,

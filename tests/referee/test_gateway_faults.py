@@ -193,3 +193,24 @@ def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tupl
     with grpc.insecure_channel(server.address) as channel:
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
         assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+@pytest.mark.parametrize("granted", [1, 2])
+def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[ServerThread, LocalMailbox],
+                                                                granted: int) -> None:
+    server, mailbox = gateway
+    bot = start_bot("bots.random_bot", server.address, "tok-alice", "--max-matches", str(granted))
+    wait_online(mailbox, "1")
+    most = 0
+    results: dict[str, Any] = {}
+    runners = [threading.Thread(target=lambda m=m: results.setdefault(m, play(mailbox, Clock(move=5, bank=5),
+                                                                           match_id=m, grace=10)))
+               for m in ("a", "b")]
+    for runner in runners:
+        runner.start()
+    while any(r.is_alive() for r in runners):
+        most = max(most, len(mailbox._live["1"]))
+        time.sleep(0.001)
+    finish(bot)
+    assert most == granted
+    assert all(set(seat0_codes(r)) == {"ok"} for r in results.values())
