@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     challenge.add_argument("game")
     challenge.add_argument("players", nargs="+", help="by seat: bot names or house:<bot> (house:heuristic)")
     challenge.add_argument("--seed", type=int, default=0)
+    challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
     challenge.set_defaults(func=run_challenge)
 
@@ -68,21 +69,31 @@ def run_revoke(args: argparse.Namespace) -> int:
 
 
 def run_challenge(args: argparse.Namespace) -> int:
-    from arena import games
-    from arena.server import challenge
-    from arena.store import db, queries
+    """Ask the running server (``arena serve`` at ARENA_ADDRESS) for the challenge, so that it is
+    played where the bots are connected, then wait for the result."""
+    import os
 
-    from .options import parse_options
+    import grpc
 
-    options = parse_options(games.get(args.game), args.option)
-    with db.transaction() as connection:
-        match_id = challenge.create(connection, args.game, args.players, options, args.seed, 2.0, 30.0)
-    print(f"challenge match {match_id}: waiting for {', '.join(args.players)}")
-    started = time.monotonic()
-    status = challenge.play(match_id)
-    with db.transaction() as connection:
-        detail = queries.match_detail(connection, match_id)
-    print(json.dumps({"match": match_id, "status": status, "seconds": round(time.monotonic() - started, 1),
-                      "seats": [{"bot": s["bot"], "rank": s["rank"], "score": s["score"]} for s in detail["seats"]]},
-                     default=str, indent=1))
-    return 0 if status == "done" else 1
+    from arena.v1 import arena_pb2, arena_pb2_grpc
+
+    options = {}
+    for pair in args.option or []:
+        name, _, raw = pair.partition("=")
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
+                                                         options_json=json.dumps(options), seed=args.seed))
+        print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}")
+        while (detail := stub.GetMatch(ref)).summary.status in ("scheduled", "running"):
+            time.sleep(0.3)
+    summary = detail.summary
+    print(json.dumps({"match": summary.match_id, "status": summary.status,
+                      "seats": [{"bot": b, "rank": r} for b, r in zip(summary.players, summary.ranks, strict=False)]},
+                     indent=1))
+    return 0 if summary.status == "done" else 1
