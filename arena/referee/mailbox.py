@@ -101,6 +101,11 @@ class Mailbox:
         """Release resources."""
 
 
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def _turn_key(message: dict[str, Any]) -> str:
     return f"{message['match_id']}:{message['turn_id']}"
 
@@ -110,7 +115,7 @@ class LocalMailbox(Mailbox):
     in a worker thread with its own loop while the gateway serves on another."""
 
     def __init__(self) -> None:
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
         self._inbox: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self._pending: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         self._moves: dict[str, dict[str, Any]] = {}
@@ -118,36 +123,53 @@ class LocalMailbox(Mailbox):
         self._gone_since: dict[str, float] = {}
         self._prefs: dict[str, dict[str, Any]] = {}
         self._live: dict[str, set[str]] = defaultdict(set)
+        # Coroutines waiting for a key, each with its own loop: a post wakes them on their
+        # loop directly (no thread hops on the move's path, nothing left behind on cancel).
+        self._waiters: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = defaultdict(list)
 
-    def _wait_for(self, ready: Any, timeout: float) -> Any:
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while (value := ready()) is None:
-                left = deadline - time.monotonic()
+    def _wake(self, key: str) -> None:
+        """Wake everyone waiting for ``key`` (call with the lock held)."""
+        for loop, future in self._waiters.pop(key, []):
+            loop.call_soon_threadsafe(_resolve, future)
+
+    async def _wait(self, key: str, ready: Any, take: Any, timeout: float) -> Any:
+        """``take()`` once ``ready()`` holds, waiting up to ``timeout`` seconds; None if not."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            with self._lock:
+                if ready():
+                    return take()
+                left = deadline - loop.time()
                 if left <= 0:
                     return None
-                self._lock.wait(min(left, 0.25))
-            return value
+                future: asyncio.Future[None] = loop.create_future()
+                self._waiters[key].append((loop, future))
+            try:
+                await asyncio.wait_for(future, left)
+            except TimeoutError:
+                pass
+            finally:
+                with self._lock:
+                    waiting = self._waiters.get(key, [])
+                    if (loop, future) in waiting:
+                        waiting.remove((loop, future))
 
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
         with self._lock:
             if message.get("kind") == "turn":
                 self._pending[bot_id][_turn_key(message)] = message
             self._inbox[bot_id].append(message)
-            self._lock.notify_all()
+            self._wake(f"inbox:{bot_id}")
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
-        # The thread only waits; the pop happens here, so a collector that is cancelled
-        # while its thread still waits can never swallow a message.
-        await asyncio.to_thread(self._wait_for, lambda: True if self._inbox.get(bot_id) else None, timeout)
-        with self._lock:
-            box = self._inbox.get(bot_id)
-            return box.popleft() if box else None
+        return await self._wait(f"inbox:{bot_id}", lambda: self._inbox.get(bot_id),
+                                lambda: self._inbox[bot_id].popleft(), timeout)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         with self._lock:
             self._inbox[bot_id].appendleft(message)
-            self._lock.notify_all()
+            self._wake(f"inbox:{bot_id}")
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -158,15 +180,14 @@ class LocalMailbox(Mailbox):
             self._pending[bot_id].pop(f"{match_id}:{turn_id}", None)
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+        key = f"{match_id}:{turn_id}"
         with self._lock:
-            self._moves.setdefault(f"{match_id}:{turn_id}", move)  # the first answer counts
-            self._lock.notify_all()
+            self._moves.setdefault(key, move)  # the first answer counts
+            self._wake(f"move:{key}")
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
         key = f"{match_id}:{turn_id}"
-        await asyncio.to_thread(self._wait_for, lambda: True if key in self._moves else None, timeout)
-        with self._lock:
-            return self._moves.pop(key, None)
+        return await self._wait(f"move:{key}", lambda: key in self._moves, lambda: self._moves.pop(key), timeout)
 
     async def claim(self, bot_id: str, connection: str) -> None:
         with self._lock:

@@ -38,6 +38,8 @@ def rogue(server: ServerThread, mailbox: LocalMailbox, mode: str, token: str = "
 
 
 def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    """Stop a bot and read what it received (after a moment for the last messages in flight)."""
+    time.sleep(0.3)
     bot.terminate()
     out = bot.communicate(timeout=10)[0].decode()
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
