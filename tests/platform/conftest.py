@@ -46,9 +46,11 @@ def _scratch_pg(admin_url: str):
     admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    base = admin_url.rsplit("/", 1)[0]
+    # Through the URL object: a private server's URL names its socket directory in the
+    # query string, which splitting the text at the last "/" would cut.
+    url = sa.engine.make_url(admin_url).set(database=name)
     try:
-        yield f"{base}/{name}"
+        yield url.render_as_string(hide_password=False)
     finally:
         db.dispose_all()
         with admin.connect() as connection:

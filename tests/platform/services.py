@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,8 @@ def free_port() -> int:
 
 
 def redis_answers(host: str, port: int) -> bool:
+    if port == 6379 and private_only():
+        return False
     try:
         import redis
 
@@ -93,8 +96,16 @@ def private_redis(directory: Path):
         process.wait(5)
 
 
+def private_only() -> bool:
+    """ARENA_TEST_PRIVATE_SERVICES=1 ignores the machine's Redis and PostgreSQL, as on a
+    fresh machine that has neither: the fixtures then start their own."""
+    return os.environ.get("ARENA_TEST_PRIVATE_SERVICES") == "1"
+
+
 def postgres_admin_url() -> str | None:
     """A URL to the local PostgreSQL's ``test`` database when it answers, else None."""
+    if private_only():
+        return None
     try:
         import psycopg
     except ImportError:
