@@ -15,7 +15,7 @@ import pytest
 from arena import games
 from arena.games import IllegalAction
 from arena.games.itchy_feet import data
-from arena.games.itchy_feet.core import MAX_OFFERS, STALL_ROUNDS
+from arena.games.itchy_feet.core import MAX_OFFERS
 from arena.games.itchy_feet.state import ItchyFeetState
 
 GAME = games.get("itchy_feet")
@@ -305,10 +305,12 @@ def test_empty_deck_is_rebuilt_from_the_discard_pile() -> None:
 
 
 def test_stall_bound_ends_the_trip_by_progress() -> None:
-    """Engine bound: when nobody has travelled for STALL_ROUNDS rounds the match ends; the
-    standing is by progress (own country visited, items of the next country held)."""
+    """Engine bound: when nobody has travelled for ``stall_rounds`` rounds (option, default
+    40) the match ends; the standing is by progress (own country visited, items of the next
+    country held)."""
     state = position([["passport_uk", "umbrella"], ["passport_usa"]])
-    state.turns = state.last_trip + STALL_ROUNDS * 2 - 1
+    assert state.options["stall_rounds"] == 40
+    state.turns = state.last_trip + 40 * 2 - 1
     play(state, (0, "draw"))
     assert not state.is_terminal() and state.current == 1
     play(state, (1, "draw"))
@@ -316,9 +318,17 @@ def test_stall_bound_ends_the_trip_by_progress() -> None:
     assert state.outcome().ranks == [1, 2]  # umbrella is one of France's items
 
 
+def test_the_stall_bound_is_an_option() -> None:
+    state = position([["passport_uk", "umbrella"], ["passport_usa"]])
+    state.options["stall_rounds"] = 80
+    state.turns = state.last_trip + 40 * 2 - 1
+    play(state, (0, "draw"), (1, "draw"))
+    assert not state.is_terminal()
+
+
 def test_a_trip_resets_the_stall_count() -> None:
     state = position([["passport_uk", *FRANCE], ["passport_usa"]])
-    state.turns = state.last_trip + STALL_ROUNDS * 2 - 1
+    state.turns = state.last_trip + 40 * 2 - 1
     play(state, (0, "visit france"), (1, "draw"))
     assert not state.is_terminal()
 

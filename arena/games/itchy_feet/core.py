@@ -17,10 +17,9 @@ HAND_LIMIT = 7
 BIG_HAND_LIMIT = 9  # the Backpacker character and the Extra Baggage special item
 START_HAND = 3
 MAX_OFFERS = 3  # trade offers a player may make in one turn; keeps every match finite
-# The trip is over when nobody has travelled for STALL_ROUNDS full rounds (like the
-# fifty-move rule of chess): the arena's bound that keeps every match finite, however the
-# players play. The standing is then by progress (see ``_scores``).
-STALL_ROUNDS = 40
+# The trip is over when nobody has travelled for the option ``stall_rounds`` full rounds
+# (like the fifty-move rule of chess): the arena's bound that keeps every match finite,
+# however the players play. The standing is then by progress (see ``_scores``).
 LOG_LENGTH = 12
 
 # Phases: who must decide what (see ``_to_act``). IDLE means nobody: ``settle`` runs the
@@ -252,9 +251,10 @@ class Core(State):
         return None
 
     def _next_turn(self) -> None:
-        if self.turns - self.last_trip >= STALL_ROUNDS * self.num_players:
+        stall = self.options["stall_rounds"]
+        if self.turns - self.last_trip >= stall * self.num_players:
             self.over = True
-            self.note(f"nobody travelled for {STALL_ROUNDS} rounds: the trip is over")
+            self.note(f"nobody travelled for {stall} rounds: the trip is over")
             return
         self.current = self.next_seat(self.current)
         self.turns += 1

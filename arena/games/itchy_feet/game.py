@@ -18,7 +18,7 @@ class ItchyFeet(Game):
     version = "1"
     min_players = 2
     max_players = 6
-    turn_cap = 5000
+    turn_cap = 20_000  # room for the longest stall bound at six players
     state_class = ItchyFeetState
     # "We recommend playing the first game without them": every expansion is off by default.
     options: ClassVar[dict[str, Option]] = {
@@ -29,6 +29,9 @@ class ItchyFeet(Game):
         "forbidden": Option(False, _ON_OFF, "shuffle the 3 forbidden items into the deck"),
         "postcards": Option(False, _ON_OFF, "shuffle the 6 postcards into the deck (4 win)"),
         "characters": Option(False, _ON_OFF, "one character card per player (not in bucket list)"),
+        # Not in the rulebook: the arena's end to a trip nobody can finish (see core).
+        "stall_rounds": Option(40, (20, 40, 80, 160),
+                               "end the trip, ranked by progress, after this many rounds without a trip"),
     }
     test_option_sets: ClassVar[list[dict[str, Any]]] = [
         {"events": True, "specials": True, "forbidden": True, "postcards": True,

@@ -384,7 +384,7 @@ class ItchyFeetState(Expansions):
             "known_cards": [sorted(k) for k in self.known],
             "current": self.current,
             "turn": self.turns,
-            "turns_since_trip": self.turns - self.last_trip,  # see core.STALL_ROUNDS
+            "turns_since_trip": self.turns - self.last_trip,  # see the stall_rounds option
             "phase": self.phase,
             "deck_size": len(self.deck),
             "discard": list(self.discard),
