@@ -173,6 +173,22 @@ class _Table:
         return turn_id, action, elapsed, code
 
 
+async def prepare_players(players: Sequence[Player], forfeited: list[bool]) -> None:
+    """Let players that need it get ready before the clock starts (an external bot waits for
+    a free match slot and is told the match starts). Bots are taken in a fixed order, so two
+    matches waiting for the same bots can never hold one each and wait for ever; a bot that
+    never comes forfeits."""
+    order = sorted(range(len(players)), key=lambda seat: str(getattr(players[seat], "bot_id", "")))
+    for seat in order:
+        prepare = getattr(players[seat], "prepare", None)
+        if prepare is None:
+            continue
+        try:
+            await prepare()
+        except Disconnected:
+            forfeited[seat] = True
+
+
 async def run_match(
     game: str,
     players: Sequence[Player],
@@ -187,6 +203,7 @@ async def run_match(
     rules = games.get(game)
     state = rules.new_state(len(players), seed, options)
     table = _Table(match_id, seed, players, clock or Clock())
+    await prepare_players(players, table.forfeited)
     decisions: list[Decision] = []
     started = time.perf_counter()
     while seats := state.to_act():

@@ -60,10 +60,8 @@ class RemotePlayer:
     _sent: float = field(default=0.0, init=False)
 
     async def act(self, turn: Turn) -> Any:
-        if not self._started:
-            await self._enter()
-            self._started = True
-            await self.mailbox.deliver(self.bot_id, self.info.to_json())
+        if not self._started:  # a runner that did not call prepare()
+            await self.prepare()
         message = {
             "kind": "turn",
             "match_id": turn.match_id,
@@ -102,9 +100,15 @@ class RemotePlayer:
             "code": code.upper(), "detail": "" if code == "ok" else self._detail,
             "applied_action": action, "strikes": strikes, "latency_ms": self._last_latency_ms})
 
+    async def prepare(self) -> None:
+        """Before the clock starts: wait for a free slot among the matches the bot plays at
+        once (its Hello's ``max_matches``, as granted by the gateway), then tell it the match
+        starts. A bot that stays away past the grace period forfeits (``Forfeited``)."""
+        await self._enter()
+        self._started = True
+        await self.mailbox.deliver(self.bot_id, self.info.to_json())
+
     async def _enter(self) -> None:
-        """Wait for a free slot among the matches the bot said it plays at once (its Hello's
-        ``max_matches``, as granted by the gateway); a bot that stays away forfeits."""
         while True:
             prefs = await self.mailbox.prefs(self.bot_id)
             self._wants_samples = bool(prefs.get("want_sample_state"))

@@ -4,7 +4,7 @@ another language would be), not the SDK. It prints one JSON line per message it 
     python -m tests.referee.rogue_bot MODE   (ARENA_ADDRESS, ARENA_BOT_TOKEN from the env)
 
 Modes: good, slow, late, illegal, malformed, oversized, wrong_match, wrong_turn, replay,
-index, die_after_3, hijack:MATCH_ID."""
+index, die_after_3, one_at_a_time, hijack:MATCH_ID."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 def main(mode: str) -> None:
     outbox: queue.Queue[gateway_pb2.BotMessage | None] = queue.Queue()
-    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=4, client="rogue")))
+    slots = 1 if mode == "one_at_a_time" else 4
+    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue")))
 
     def requests():  # type: ignore[no-untyped-def]
         while (message := outbox.get()) is not None:
@@ -57,7 +58,9 @@ def main(mode: str) -> None:
             turn = message.turn
             turns += 1
             first = turn.legal_actions[0]
-            if mode == "good" or (mode == "die_after_3" and turns < 3):
+            if mode == "one_at_a_time":  # one match at a time, 30 ms a move
+                threading.Timer(0.03, send_move, (turn.match_id, turn.turn_id), {"action": first}).start()
+            elif mode == "good" or (mode == "die_after_3" and turns < 3):
                 send_move(turn.match_id, turn.turn_id, action=first)
             elif mode == "die_after_3":
                 os._exit(3)

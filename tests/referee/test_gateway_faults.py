@@ -216,3 +216,24 @@ def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[Se
     finish(bot)
     assert most == granted
     assert all(set(seat0_codes(r)) == {"ok"} for r in results.values())
+
+
+def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    """A bot that plays one match at a time: the second match waits for the first to end
+    before its clock starts, so a wait far longer than the clock costs no strike."""
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "one_at_a_time")
+    tight = Clock(move=0.12, bank=0.08)
+    results: dict[str, Any] = {}
+    runners = [threading.Thread(target=lambda m=m: results.setdefault(m, play(mailbox, tight, match_id=m, grace=10)))
+               for m in ("first", "second")]
+    for runner in runners:
+        runner.start()
+    for runner in runners:
+        runner.join(120)
+    finish(bot)
+    # The later match waited while the earlier one played (its duration counts from the start
+    # of its clock): longer than a whole move and bank.
+    assert min(r.duration for r in results.values()) > tight.move + tight.bank
+    for result in results.values():
+        assert set(seat0_codes(result)) == {"ok"}, seat0_codes(result)
