@@ -224,7 +224,64 @@ def report(name: str, samples: Sequence[float], floor: float | None = None, floo
     return p50
 
 
+def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
+    """Matches/s of one Crazy 8s round robin (two house bots and two SDK bot processes over
+    the gateway, embedded) against the same round robin of four house bots, same run."""
+    import os
+    import tempfile
+    import time
+
+    from arena.cli.demo_wire import token_for, wait_connected
+    from arena.referee import external
+    from arena.server.embedded import BackgroundServer
+    from arena.store import db
+    from arena.tournaments import create_tournament
+    from workers.dispatch import run_tournament
+
+    saved = {k: os.environ.get(k) for k in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL")}
+    rates = []
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["ARENA_DATABASE_URL"] = f"sqlite:///{tmp}/bench.db"
+        os.environ.pop("ARENA_REDIS_URL", None)
+        external.forget()
+        server = BackgroundServer(ServerSettings(address="127.0.0.1:0"))
+        bots = []
+        try:
+            ids = []
+            for name in ("bench-wire-1", "bench-wire-2"):
+                bot_id, token = token_for(name)
+                ids.append(bot_id)
+                bots.append(subprocess.Popen(
+                    [sys.executable, "-m", "bots.random_bot", "--address", server.address],
+                    env={**os.environ, "ARENA_BOT_TOKEN": token}, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL))
+            wait_connected(ids)
+            for lineup in (["random", "random-2", "random-3", "random-4"],
+                           ["bench-wire-1", "bench-wire-2", "random", "random-2"]):
+                with db.transaction() as connection:
+                    tid = create_tournament(connection, ["crazy_eights"], lineup, [2], repetitions, 5, rated=True)
+                started = time.perf_counter()
+                status = run_tournament(tid, wait=True)
+                matches = sum(g["done"] for g in status["games"].values())
+                rates.append(matches / (time.perf_counter() - started))
+        finally:
+            for bot in bots:
+                bot.terminate()
+                bot.wait(10)
+            server.stop()
+            db.dispose_all()
+            external.forget()
+            for key, value in saved.items():
+                if value is not None:
+                    os.environ[key] = value
+    return rates[0], rates[1]
+
+
 def main() -> None:
+    house, wire = tournament_rates()
+    print(f"tournament, 4 house bots (baseline)     {house:8.1f} matches/s")
+    print(f"tournament, 2 SDK bots + 2 house bots   {wire:8.1f} matches/s  = {wire / house:.2f}x the baseline "
+          "(embedded; every decision of an SDK bot crosses the gateway)")
     grpc_p50 = report("gRPC bidi ping-pong (floor)", grpc_floor())
     redis_p50 = None
     if redis_reachable():
