@@ -33,7 +33,7 @@ from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import BotIdentity, Gateway
 from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
-from arena.server.app import RunningServer, start_server
+from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
@@ -55,24 +55,9 @@ def percentiles(samples: Sequence[float]) -> tuple[float, float]:
     return pick(0.50), pick(0.99)
 
 
-class ServerThread:
-    """A gRPC server on its own loop in a background thread, as in production the gateway
-    and the runner never share a loop."""
-
-    def __init__(self, extra: list[Any]) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.running: RunningServer = self.call(start_server(ServerSettings(address="127.0.0.1:0"), extra))
-        self.address = f"127.0.0.1:{self.running.port}"
-
-    def call(self, coro: Any, timeout: float = 60) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def stop(self) -> None:
-        self.call(self.running.stop(0.2))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
+def ServerThread(extra: list[Any]) -> BackgroundServer:  # noqa: N802 - reads like the class it builds
+    """A gateway server on its own loop thread: the runner never shares the gateway's loop."""
+    return BackgroundServer(ServerSettings(address="127.0.0.1:0"), extra)
 
 
 def child(args: list[str], token: str = "") -> subprocess.Popen[bytes]:

@@ -7,20 +7,25 @@ import asyncio
 import threading
 from typing import Any
 
-from .app import RunningServer
+from .app import RunningServer, start_server
 from .settings import ServerSettings
 
 
 class BackgroundServer:
-    """``arena serve``'s services on their own event loop thread; ``address`` once started."""
+    """A gRPC server on its own event loop thread (as in production, the gateway and the
+    runner never share a loop); ``address`` once started.
 
-    def __init__(self, settings: ServerSettings) -> None:
+    ``services=None`` runs everything ``arena serve`` runs; a list runs the Rules service,
+    health and reflection plus those ``(add_function, servicer, name)`` services only."""
+
+    def __init__(self, settings: ServerSettings, services: list[Any] | None = None) -> None:
         from . import serve
 
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-server", daemon=True)
         self.thread.start()
-        self.running: RunningServer = self.call(serve.start(settings))
+        starting = serve.start(settings) if services is None else start_server(settings, services)
+        self.running: RunningServer = self.call(starting)
         host = settings.address.rsplit(":", 1)[0]
         self.address = f"{host}:{self.running.port}"
 
