@@ -216,7 +216,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
     import tempfile
     import time
 
-    from arena.cli.demo_wire import token_for, wait_connected
+    from arena.cli.demo_wire import token_for
     from arena.referee import external
     from arena.server.embedded import BackgroundServer
     from arena.store import db
@@ -240,7 +240,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
                     [sys.executable, "-m", "bots.random_bot", "--address", server.address],
                     env={**os.environ, "ARENA_BOT_TOKEN": token}, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL))
-            wait_connected(ids)
+            assert external.wait_connected(ids, 60), "the SDK bots did not connect"
             for lineup in (["random", "random-2", "random-3", "random-4"],
                            ["bench-wire-1", "bench-wire-2", "random", "random-2"]):
                 with db.transaction() as connection:

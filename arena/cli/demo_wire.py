@@ -3,12 +3,10 @@ a gateway started in this process, and play a rated round robin beside the house
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -47,15 +45,6 @@ def token_for(name: str) -> tuple[int, str]:
             return int(bot_id), bot_tokens.issue(connection, bot_id, "arena demo")
 
 
-def wait_connected(bot_ids: list[int], timeout: float = 60) -> None:
-    box = external.mailbox()
-    deadline = time.monotonic() + timeout
-    while not all(asyncio.run(box.holder(str(b))) for b in bot_ids):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the demo bots did not connect")
-        time.sleep(0.1)
-
-
 def run(seed: int, games_wanted: list[str]) -> None:
     names = [g for g in WIRE_GAMES if g in games_wanted] or games_wanted[:1]
     metrics_port = free_port()
@@ -72,7 +61,8 @@ def run(seed: int, games_wanted: list[str]) -> None:
             processes.append(subprocess.Popen([sys.executable, "-m", module], env=env,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         print(f"\ngateway on {server.address}: bots {', '.join(WIRE_BOTS)} connecting as separate processes")
-        wait_connected(ids)
+        if not external.wait_connected(ids, 60):
+            raise RuntimeError("the demo bots did not connect")
         with db.transaction() as connection:
             tournament_id = create_tournament(connection, names, [*WIRE_BOTS, "heuristic", "random"], [2], 1,
                                               seed, name="demo over gRPC", move_time=2.0, time_bank=10.0)

@@ -75,15 +75,12 @@ def run_challenge(args: argparse.Namespace) -> int:
 
     import grpc
 
+    from arena import games
     from arena.v1 import arena_pb2, arena_pb2_grpc
 
-    options = {}
-    for pair in args.option or []:
-        name, _, raw = pair.partition("=")
-        try:
-            options[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[name] = raw
+    from .options import parse_options
+
+    options = parse_options(games.get(args.game), args.option)
     address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)

@@ -9,8 +9,10 @@ so that several arenas can share one Redis.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
+import time
 from typing import Any
 
 from arena.config import settings
@@ -52,3 +54,19 @@ def external_player(spec: Any, seat: int) -> RemotePlayer:
         move_deadline_ms=int(spec.clock.move * 1000), time_bank_ms=int(spec.clock.bank * 1000),
         tournament_id=str(spec.tournament_id or ""))
     return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds())
+
+
+def wait_connected(bot_ids: list[int], timeout: float) -> bool:
+    """True once every bot has a live stream on some gateway; False if one is still missing
+    after ``timeout`` seconds."""
+    box = mailbox()
+
+    async def all_present() -> bool:
+        return all([await box.holder(str(b)) is not None for b in bot_ids])
+
+    deadline = time.monotonic() + timeout
+    while not asyncio.run(all_present()):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True

@@ -6,9 +6,7 @@ challenge is aborted (nothing is recorded, no one is rated)."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -57,27 +55,11 @@ def external_bots(match_id: int) -> list[int]:
         return [int(r.id) for r in rows]
 
 
-def wait_for_bots(bot_ids: list[int], grace: float) -> bool:
-    """True once every bot has a live stream; False if one is still missing after ``grace``."""
-    box = external.mailbox()
-
-    async def all_present() -> bool:
-        return all([await box.holder(str(b)) is not None for b in bot_ids])
-
-    deadline = time.monotonic() + grace
-    while True:
-        if asyncio.run(all_present()):
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-
-
 def play(match_id: int) -> str:
     """Play the challenge (or abort it); returns the match's final status."""
     from arena.tournaments.play import play_and_record
 
-    if not wait_for_bots(external_bots(match_id), external.grace_seconds()):
+    if not external.wait_connected(external_bots(match_id), external.grace_seconds()):
         with db.transaction() as connection:
             connection.execute(match_t.update().where(match_t.c.id == match_id, match_t.c.status == "scheduled")
                                .values(status="aborted"))

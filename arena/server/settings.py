@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,6 @@ class ServerSettings:
     max_matches_per_bot: int = 8
     keepalive_ms: int = 20_000
     grace_seconds: float = 5.0
-    extra: dict[str, str] = field(default_factory=dict)
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> ServerSettings:

@@ -17,7 +17,7 @@ import pytest
 
 from arena.store import db
 
-from .services import free_port, postgres_admin_url, private_redis, redis_answers
+from .services import free_port, postgres_admin_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,23 +88,6 @@ def embedded(sqlite_url, monkeypatch):
     monkeypatch.setenv("ARENA_DATABASE_URL", sqlite_url)
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
     return sqlite_url
-
-
-@pytest.fixture(scope="session")
-def shared_redis(tmp_path_factory):
-    """A Redis URL: the machine's Redis when it answers, else a private server."""
-    if redis_answers("127.0.0.1", 6379):
-        yield "redis://127.0.0.1:6379/0"
-        return
-    with private_redis(tmp_path_factory.mktemp("redis")) as url:
-        yield url
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """A private Redis server on a free port, for tests that kill or restart it."""
-    with private_redis(tmp_path) as url:
-        yield url
 
 
 @pytest.fixture

@@ -48,21 +48,11 @@ def register(arena: arena_pb2_grpc.ArenaStub, name: str) -> str:
     return arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner="tests")).token
 
 
-def wait_connected(arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, token: str) -> None:
-    """A bot is connected once a second stream with its token would replace it; simpler:
-    poll the mailbox the server shares with its runner."""
-    import asyncio
-
-    from arena.referee import external
-
+def wait_connected(token: str) -> None:
     with db.transaction() as connection:
-        bot_id = connection.execute(sa.text(
-            "select bot_id from bot_token where token_hash = :h"), {"h": hashlib.sha256(token.encode()).hexdigest()}).scalar_one()
-    for _ in range(400):
-        if asyncio.run(external.mailbox().holder(str(bot_id))):
-            return
-        time.sleep(0.05)
-    raise AssertionError("bot never connected")
+        bot_id = connection.execute(sa.text("select bot_id from bot_token where token_hash = :h"),
+                                    {"h": hashlib.sha256(token.encode()).hexdigest()}).scalar_one()
+    assert external.wait_connected([bot_id], 20), "bot never connected"
 
 
 def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_grpc.ArenaStub) -> None:
@@ -104,7 +94,7 @@ def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
     token = register(arena, "wire-bot")
     bot = start_bot("bots.house_bot", server.address, token)
     try:
-        wait_connected(arena, server, token)
+        wait_connected(token)
         ref = arena.CreateTournament(arena_pb2.CreateTournamentRequest(
             name="wire cup", games=[arena_pb2.TournamentGame(game=GAME, table_sizes=[2])],
             bots=["wire-bot", "random", "heuristic"], repetitions=1, rated=True, seed=5), metadata=ADMIN)
@@ -136,7 +126,7 @@ def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
     token = register(arena, "present-bot")
     bot = start_bot("bots.random_bot", server.address, token)
     try:
-        wait_connected(arena, server, token)
+        wait_connected(token)
         ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["house:heuristic", "present-bot"], seed=3))
         deadline = time.monotonic() + 60
         while arena.GetMatch(ref).summary.status != "done" and time.monotonic() < deadline:
@@ -152,7 +142,7 @@ def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
 def test_a_revoked_token_is_cut_off_at_once_and_refused_after(arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     token = register(arena, "doomed")
     bot = start_bot("tests.referee.rogue_bot", server.address, token, "good")
-    wait_connected(arena, server, token)
+    wait_connected(token)
     assert arena.RevokeBot(arena_pb2.RevokeBotRequest(name="doomed"), metadata=ADMIN).revoked
     output = bot.communicate(timeout=30)[0].decode()
     assert '"kind": "error"' in output, "the live stream is told and closed"

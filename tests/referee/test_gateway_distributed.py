@@ -16,20 +16,10 @@ from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 from arena.v1 import gateway_pb2_grpc
-from tests.platform.services import private_redis, redis_answers
 
 from .conftest import ServerThread, by_token
 from .test_gateway_embedded import GAME, start_bot
 from .test_gateway_faults import finish
-
-
-@pytest.fixture
-def redis_url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    if redis_answers("127.0.0.1", 6379):
-        yield "redis://127.0.0.1:6379/0"
-        return
-    with private_redis(tmp_path) as url:
-        yield url
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:
@@ -37,11 +27,11 @@ def mailbox(url: str, prefix: str) -> RedisMailbox:
 
 
 @pytest.fixture
-def two_gateways(redis_url: str) -> Iterator[tuple[ServerThread, ServerThread, str]]:
+def two_gateways(shared_redis: str) -> Iterator[tuple[ServerThread, ServerThread, str]]:
     prefix = f"test:{uuid.uuid4().hex}:"  # this test's keys only: the Redis may be shared
     servers = []
     for _ in range(2):
-        servicer = Gateway(mailbox(redis_url, prefix), by_token, heartbeat=0.2)
+        servicer = Gateway(mailbox(shared_redis, prefix), by_token, heartbeat=0.2)
         servers.append(ServerThread(ServerSettings(address="127.0.0.1:0"), [
             (gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")]))
     yield servers[0], servers[1], prefix
@@ -61,11 +51,11 @@ def wait_online(box: RedisMailbox, bot_id: str) -> None:
 
 
 def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThread, ServerThread, str],
-                                                 redis_url: str) -> None:
+                                                 shared_redis: str) -> None:
     first, second, prefix = two_gateways
     alice = start_bot("bots.random_bot", first.address, "tok-alice")
     bob = start_bot("tests.referee.rogue_bot", second.address, "tok-bob", "good")
-    runner_box = mailbox(redis_url, prefix)
+    runner_box = mailbox(shared_redis, prefix)
     try:
         wait_online(runner_box, "1")
         wait_online(runner_box, "2")
@@ -90,10 +80,10 @@ def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThrea
 
 
 def test_a_newer_connection_on_another_gateway_replaces_the_older(
-        two_gateways: tuple[ServerThread, ServerThread, str], redis_url: str) -> None:
+        two_gateways: tuple[ServerThread, ServerThread, str], shared_redis: str) -> None:
     first, second, prefix = two_gateways
     older = start_bot("tests.referee.rogue_bot", first.address, "tok-alice", "good")
-    box = mailbox(redis_url, prefix)
+    box = mailbox(shared_redis, prefix)
     wait_online(box, "1")
     newer = start_bot("tests.referee.rogue_bot", second.address, "tok-alice", "good")
     older.wait(30)
