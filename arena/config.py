@@ -13,6 +13,8 @@
 ``ARENA_MAX_ATTEMPTS``  deliveries of one match before it is marked failed (default 5).
 ``ARENA_ELO_K``         Elo K factor (default 32).
 ``ARENA_METRICS_PORT``  port of a worker's ``/metrics`` (default 9808; 0 disables).
+``ARENA_METRICS_ADDRESS``  address a worker's ``/metrics`` listens on (default ``127.0.0.1``:
+                        this machine only; ``0.0.0.0`` where a scraper on another host needs it).
 ``PROMETHEUS_MULTIPROC_DIR``  directory for prefork-safe metrics (set by ``arena worker``).
 """
 
@@ -36,6 +38,7 @@ class Settings:
     max_attempts: int
     elo_k: float
     metrics_port: int
+    metrics_address: str = "127.0.0.1"
 
     @property
     def embedded(self) -> bool:
@@ -61,4 +64,5 @@ def settings() -> Settings:
         max_attempts=int(env.get("ARENA_MAX_ATTEMPTS", "5")),
         elo_k=float(env.get("ARENA_ELO_K", "32")),
         metrics_port=int(env.get("ARENA_METRICS_PORT", "9808")),
+        metrics_address=env.get("ARENA_METRICS_ADDRESS") or "127.0.0.1",
     )

@@ -99,9 +99,14 @@ def exposition() -> bytes:
     return generate_latest(registry())
 
 
-def serve(port: int) -> None:
-    """Serve ``/metrics`` on ``port`` from a background thread of this process."""
-    start_http_server(port, registry=registry())
+def serve(port: int, address: str | None = None) -> None:
+    """Serve ``/metrics`` on ``address:port`` from a background thread of this process.
+
+    ``address`` defaults to ``ARENA_METRICS_ADDRESS`` (``127.0.0.1``): the metrics name the
+    games and the queue, so they are not offered to the whole network unless asked."""
+    from arena.config import settings
+
+    start_http_server(port, addr=address or settings().metrics_address, registry=registry())
 
 
 def process_exited(pid: int) -> None:

@@ -35,7 +35,7 @@ async def start(settings: ServerSettings) -> RunningServer:
 async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
     """Run until SIGINT/SIGTERM, then shut down gracefully (health says NOT_SERVING first)."""
     if metrics_port:
-        start_http_server(metrics_port, addr="127.0.0.1" if settings.address.startswith("127.") else "0.0.0.0")
+        start_http_server(metrics_port, addr=metrics_address_from_env())
     running = await start(settings)
     log.info("arena listening on %s (metrics on :%s)", settings.address.rsplit(":", 1)[0] + f":{running.port}",
              metrics_port or "off")
@@ -50,3 +50,8 @@ async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
 
 def metrics_port_from_env() -> int:
     return int(os.environ.get("ARENA_GATEWAY_METRICS_PORT", "9809"))
+
+
+def metrics_address_from_env() -> str:
+    # Loopback unless asked: a public gRPC address must not publish the metrics with it.
+    return os.environ.get("ARENA_GATEWAY_METRICS_ADDRESS") or "127.0.0.1"
