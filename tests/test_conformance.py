@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena import games
-from arena.games import IllegalAction, Outcome, State
+from arena.games import BadOptions, IllegalAction, Outcome, State
 
 SEEDS = (1, 2, 3)
 
@@ -79,6 +79,30 @@ def checkpoints(actions: list[Any], count: int = 4) -> list[int]:
     if not actions:
         return [0]
     return sorted({0, *(len(actions) * k // count for k in range(1, count))})
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_player_counts_tell_the_truth(name: str) -> None:
+    """``min_players``/``max_players`` are the counts the default options allow, and
+    ``player_counts(options)`` is exactly what ``new_state`` accepts for every option set:
+    both ends start a match that can be played, one beyond either end is refused."""
+    game = games.get(name)
+    defaults = game.player_counts()
+    assert (defaults[0], defaults[-1]) == (game.min_players, game.max_players)
+    described = game.describe()
+    assert (described["min_players"], described["max_players"]) == (game.min_players, game.max_players)
+    for options in [{}, *game.test_option_sets]:
+        counts = game.player_counts(options)
+        assert list(counts) == list(game.player_counts(game.resolve_options(options)))
+        for n in (counts[0], counts[-1]):
+            state = game.new_state(n, SEEDS[0], options)
+            seat = state.to_act()[0]
+            state.apply(seat, state.legal_actions(seat)[0])
+        for n in (counts[0] - 1, counts[-1] + 1):
+            with pytest.raises(BadOptions):
+                game.new_state(n, SEEDS[0], options)
+    for n in (game.min_players, game.max_players):
+        assert game.new_state(n, SEEDS[0]).to_act()
 
 
 @pytest.mark.parametrize(("name", "n", "options"), CASES)

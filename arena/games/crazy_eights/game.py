@@ -16,7 +16,8 @@ class CrazyEights(Game):
     title = "Crazy 8s"
     version = "1"
     min_players = 2
-    max_players = 10
+    # The count the default options allow (one pack); player_counts(options) gives the rest.
+    max_players = 6
     turn_cap = TURN_CAP
     state_class = CrazyEightsState
     options: ClassVar[dict[str, Option]] = {

@@ -16,7 +16,8 @@ class Yaniv(Game):
     title = "Yaniv"
     version = "1"
     min_players = 2
-    max_players = 8
+    # The count the default options allow (one pack); player_counts(options) gives the rest.
+    max_players = 5
     turn_cap = 20_000
     state_class = YanivState
     options: ClassVar[dict[str, Option]] = {
