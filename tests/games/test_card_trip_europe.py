@@ -392,6 +392,58 @@ def test_play_two_face_down_simultaneously() -> None:
     assert state.observation(0)["revealed"][1] == [int(x) for x in pair.split()[1:]]
 
 
+def test_placements_are_revealed_together() -> None:
+    # card-trip-europe "Step 1": "You decide the order in which you place the cards, as long as
+    # you follow the placement rules ... All players do this simultaneously." Nobody sees how
+    # another seat placed its cards until every seat has placed both.
+    state = new(3, seed=5)
+    for seat in (0, 1, 2):
+        state.apply(seat, state.legal_actions(seat)[0])
+    assert state.phase == "place"
+    before = [state.observation(s) for s in range(3)]
+    pairs = [list(r) for r in state.revealed]
+    rng = random.Random(3)
+    for _ in range(2):
+        state.apply(0, rng.choice(state.legal_actions(0)))
+        for seat in (1, 2):
+            seen = state.observation(seat)
+            assert seen["revealed"][0] == pairs[0]
+            for field in ("trips", "week_energy_left", "type_counts", "points", "bonus_cards"):
+                assert seen[field] == before[seat][field], field
+    assert state.to_act() == (1, 2)
+    mine = state.observation(0)
+    assert mine["revealed"][0] == [] and len(mine["trips"][0]) == 2
+    state.apply(1, rng.choice(state.legal_actions(1)))
+    state.apply(1, rng.choice(state.legal_actions(1)))
+    assert state.observation(2)["trips"][1] == before[2]["trips"][1]
+    state.apply(2, rng.choice(state.legal_actions(2)))
+    state.apply(2, rng.choice(state.legal_actions(2)))
+    # Everyone has placed: the trips are shown together, and the next step begins.
+    assert state.phase == "choose"
+    for seat in range(3):
+        seen = state.observation(seat)
+        assert [len(t) for t in seen["trips"]] == [2, 2, 2]
+        assert [sorted(e["card"] for e in t) for t in seen["trips"]] == [sorted(p) for p in pairs]
+
+
+def test_resample_replaces_placements_not_yet_shown() -> None:
+    # Another seat's placements of this step are hidden: a resampled world may place them
+    # otherwise, but keeps the seat's own placements and who still has to place.
+    state = new(2, seed=8)
+    for seat in (0, 1):
+        state.apply(seat, state.legal_actions(seat)[0])
+    state.apply(0, state.legal_actions(0)[-1])
+    state.apply(1, state.legal_actions(1)[0])
+    state.apply(1, state.legal_actions(1)[0])
+    worlds = [state.resample_hidden(0, random.Random(k)) for k in range(40)]
+    assert all(w.trips[0] == state.trips[0] and w.to_act() == (0,) for w in worlds)
+    assert all(sorted(abs(e) for e in w.trips[1]) == sorted(abs(e) for e in state.trips[1]) for w in worlds)
+    assert len({tuple(w.trips[1]) for w in worlds}) > 1
+    for w in worlds:
+        w.apply(0, w.legal_actions(0)[0])
+        assert w.phase == "choose"
+
+
 def play_round(state: CardTripState, rng: random.Random) -> None:
     start = state.passes, state.deal
     while (state.passes, state.deal) == start and not state.is_terminal():

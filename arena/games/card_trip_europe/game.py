@@ -17,7 +17,7 @@ class CardTripEurope(Game):
 
     name = "card_trip_europe"
     title = "Card Trip Europe"
-    version = "1"
+    version = "2"  # 2: placements of a step are shown together
     min_players = 2
     max_players = 6
     # 6 seats x 8 rounds x (1 choice + 2 placements) = 144 decisions; the cap is far above.

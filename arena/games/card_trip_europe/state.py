@@ -34,7 +34,9 @@ class CardTripState(State):
     Attributes (JSON only): ``pile`` (face-down location cards, dealt from the end),
     ``hands`` (sorted card numbers per seat; a face-down pair stays here until revealed),
     ``choice`` (each seat's face-down pair, or None), ``revealed`` (turned-over cards still to
-    place), ``trips`` (placed cards, a campsite as the negative number), ``passes`` (hands
+    place), ``trips`` (placed cards, a campsite as the negative number), ``placing`` (how many
+    entries at the end of each trip were placed in this step: only their owner sees them
+    until every seat has placed), ``passes`` (hands
     passed in this deal: they tell who has seen which hand), ``deal`` (1 or 2), ``phase`` and
     ``bonus_sides`` (one side per bonus card)."""
 
@@ -47,6 +49,7 @@ class CardTripState(State):
         self.choice: list[list[int] | None] = [None] * num_players
         self.revealed: list[list[int]] = [[] for _ in range(num_players)]
         self.trips: list[list[int]] = [[] for _ in range(num_players)]
+        self.placing = [0] * num_players
         self.passes = 0
         self.deal = 0
         self.phase = CHOOSE
@@ -94,11 +97,16 @@ class CardTripState(State):
             if all(c is not None for c in self.choice):
                 self._reveal()
             return
-        number = int(numbers[0])
-        self.revealed[seat].remove(number)
-        self.trips[seat].append(number if verb == "place" else -number)
+        self._place(seat, int(numbers[0]), verb == "place")
         if not any(self.revealed):
+            # "All players do this simultaneously": the placements are shown together.
+            self.placing = [0] * self.num_players
             self._pass_cards()
+
+    def _place(self, seat: int, number: int, location_side: bool) -> None:
+        self.revealed[seat].remove(number)
+        self.trips[seat].append(number if location_side else -number)
+        self.placing[seat] += 1
 
     def _reveal(self) -> None:
         # "Once everyone has done this, turn the cards over".
@@ -142,19 +150,29 @@ class CardTripState(State):
     def _hand_known(self, seat: int, other: int) -> bool:
         return (other - self.passes) % self.num_players in self._origins_seen(seat)
 
+    def _shown(self, seat: int, other: int) -> tuple[list[int], list[int]]:
+        """``other``'s trip and turned-over cards as ``seat`` sees them: placements of this
+        step stay with their owner until every seat has placed."""
+        trip, revealed = self.trips[other], self.revealed[other]
+        pending = self.placing[other]
+        if other == seat or not pending:
+            return trip, revealed
+        return trip[:-pending], sorted(revealed + [abs(e) for e in trip[-pending:]])
+
     def _observation(self, seat: int) -> dict[str, Any]:
         n = self.num_players
+        trips, revealed = zip(*(self._shown(seat, t) for t in range(n)), strict=True)
         own_choice = self.choice[seat]
         hand = [c for c in self.hands[seat] if own_choice is None or c not in own_choice]
         chosen = [c is not None for c in self.choice]
         known = [list(self.hands[t]) if t != seat and self._hand_known(seat, t) else [] for t in range(n)]
         counts = [len(self.hands[t]) - (PLAY_COUNT if chosen[t] else 0) for t in range(n)]
         visible = set(self.hands[seat])
-        for cards in (*known, *self.revealed):
+        for cards in (*known, *revealed):
             visible.update(cards)
-        for trip in self.trips:
+        for trip in trips:
             visible.update(abs(e) for e in trip)
-        bonus = bonus_points(self.trips, self.bonus_sides)
+        bonus = bonus_points(list(trips), self.bonus_sides)
         return {
             "phase": self.phase,
             "deal": self.deal,
@@ -164,11 +182,11 @@ class CardTripState(State):
             "chosen": chosen,
             "hand_counts": counts,
             "known_cards": known,
-            "revealed": [list(r) for r in self.revealed],
-            "trips": [[_entry(e) for e in trip] for trip in self.trips],
-            "week_energy_left": [WEEK_ENERGY - week_energy(trip) for trip in self.trips],
-            "type_counts": [type_counts(trip) for trip in self.trips],
-            "points": [breakdown(trip) for trip in self.trips],
+            "revealed": [list(r) for r in revealed],
+            "trips": [[_entry(e) for e in trip] for trip in trips],
+            "week_energy_left": [WEEK_ENERGY - week_energy(trip) for trip in trips],
+            "type_counts": [type_counts(trip) for trip in trips],
+            "points": [breakdown(trip) for trip in trips],
             "bonus_cards": [
                 {"id": card.id, "counts": card.counts, "side": side, "points": points}
                 for card, side, points in zip(BONUS_CARDS, self.bonus_sides, bonus, strict=True)
@@ -193,6 +211,18 @@ class CardTripState(State):
             # Another seat's face-down pair could be any 2 cards of its hand.
             if t != seat and self.choice[t] is not None:
                 self.choice[t] = sorted(rng.sample(self.hands[t], PLAY_COUNT))
+            if t != seat and self.placing[t]:
+                self._replace_placements(t, rng)
+
+    def _replace_placements(self, other: int, rng: random.Random) -> None:
+        """Place ``other``'s unseen placements of this step anew: a seat done placing stays
+        done, one still placing may have placed none or one of its cards."""
+        trip, revealed = self._shown(-1, other)
+        done = not self.revealed[other]
+        self.trips[other], self.revealed[other], self.placing[other] = list(trip), list(revealed), 0
+        for _ in range(PLAY_COUNT if done else rng.randrange(PLAY_COUNT)):
+            verb, number = rng.choice(self._legal_actions(other)).split()
+            self._place(other, int(number), verb == "place")
 
 
 def _entry(entry: int) -> dict[str, Any]:
