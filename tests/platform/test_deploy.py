@@ -1,12 +1,19 @@
 """Deployment files: the Prometheus config passes ``promtool check config``, the dashboard
-is valid JSON on metrics the arena exports, ``arena db`` migrates."""
+is valid JSON on metrics the arena exports, ``arena db`` migrates, and the compose file is
+safe on a machine the internet can reach: only gRPC and Grafana published, every secret from
+the environment with no default, Redis refusing clients without its password."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -14,7 +21,76 @@ from arena import metrics
 from arena.cli import main
 from arena.store import db
 
-from .conftest import ROOT
+from .conftest import ROOT, wait_until
+from .services import free_port, redis_answers, redis_server_binary
+
+DEPLOY = ROOT / "deploy"
+SECRETS = {"ARENA_REDIS_PASSWORD": "redis0secret", "ARENA_POSTGRES_PASSWORD": "postgres0secret",
+           "GRAFANA_ADMIN_PASSWORD": "grafana0secret", "ARENA_ADMIN_TOKEN": "admin0token"}
+# Compose's interpolation: $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default},
+# ${NAME:?error} (unset or empty is an error), ${NAME?error} (unset is an error).
+VARIABLE = re.compile(r"\$(?:(?P<dollar>\$)|\{(?P<name>\w+)(?:(?P<colon>:?)(?P<op>[-?])(?P<arg>[^}]*))?\}|(?P<bare>\w+))")
+
+
+class RequiredVariable(LookupError):
+    """A ``${NAME:?...}`` that the environment does not fill: compose refuses to start."""
+
+
+def substitute(text: str, env: dict[str, str]) -> str:
+    def one(found: re.Match[str]) -> str:
+        if found["dollar"]:
+            return "$"
+        name = found["name"] or found["bare"]
+        value = env.get(name)
+        missing = value is None or (bool(found["colon"]) and value == "")
+        if missing and found["op"] == "?":
+            raise RequiredVariable(name)
+        if missing and found["op"] == "-":
+            return found["arg"]
+        return value or ""
+
+    return VARIABLE.sub(one, text)
+
+
+def interpolated(node: Any, env: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        return {key: interpolated(value, env) for key, value in node.items()}
+    if isinstance(node, list):
+        return [interpolated(value, env) for value in node]
+    return substitute(node, env) if isinstance(node, str) else node
+
+
+def compose_file(env: dict[str, str], name: str = "compose.yaml") -> dict[str, Any]:
+    """A compose file of ``deploy/`` as compose reads it with the environment ``env``."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML not installed (pip install -e '.[dev]')")
+    return interpolated(yaml.safe_load((DEPLOY / name).read_text()), env)
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    found = service.get("environment", {})
+    return dict(item.split("=", 1) for item in found) if isinstance(found, list) else found
+
+
+def published(service: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(host address, host port)`` of every port the service publishes on the host."""
+    ports = []
+    for entry in service.get("ports", []):
+        if isinstance(entry, dict):
+            ports.append((entry.get("host_ip", "0.0.0.0"), str(entry.get("published", "any"))))
+            continue
+        parts = str(entry).split("/")[0].rsplit(":", 2)
+        if len(parts) == 3:
+            ports.append((parts[0].strip("[]"), parts[1]))
+        else:  # "PORT:PORT", or a bare container port published on a random host port
+            ports.append(("0.0.0.0", parts[0] if len(parts) == 2 else "any"))
+    return ports
+
+
+def loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed (Debian package 'prometheus')")
@@ -42,3 +118,120 @@ def test_db_upgrade_and_current(sqlite_url, monkeypatch, capsys):
     assert main(["db", "upgrade"]) == 0
     assert main(["db", "current"]) == 0
     assert f"revision {db.head_revision()}" in capsys.readouterr().out
+
+
+def test_compose_publishes_only_grpc_and_grafana():
+    services = compose_file(SECRETS)["services"]
+    public = {("referee", "50051"), ("grafana", "3000")}
+    for name, service in services.items():
+        for host, port in published(service):
+            # Prometheus has no login of its own: this machine only, if at all.
+            allowed = (name, port) in public or (name == "prometheus" and loopback(host))
+            assert allowed, f"{name} publishes {host}:{port} on the host"
+    assert ("0.0.0.0", "50051") in published(services["referee"]), "bots must still reach the gRPC port"
+    assert not published(services["redis"]) and not published(services["postgres"])
+
+
+@pytest.mark.parametrize("secret", sorted(SECRETS))
+@pytest.mark.parametrize("value", [None, ""], ids=["unset", "empty"])
+def test_compose_refuses_to_start_without_a_secret(secret, value):
+    env = {k: v for k, v in SECRETS.items() if k != secret}
+    if value is not None:
+        env[secret] = value
+    with pytest.raises(RequiredVariable, match=secret):
+        compose_file(env)
+
+
+def test_redis_and_postgres_take_their_passwords_from_the_environment():
+    services = compose_file(SECRETS)["services"]
+    command = services["redis"]["command"]
+    assert command[command.index("--requirepass") + 1] == SECRETS["ARENA_REDIS_PASSWORD"]
+    assert environment(services["postgres"])["POSTGRES_PASSWORD"] == SECRETS["ARENA_POSTGRES_PASSWORD"]
+    arena_services = [name for name, service in services.items() if "build" in service]
+    assert {"migrate", "worker", "referee"} <= set(arena_services)
+    for name in arena_services:
+        env = environment(services[name])
+        if name != "migrate":  # migrations need only the database
+            assert urlsplit(env["ARENA_REDIS_URL"]).password == SECRETS["ARENA_REDIS_PASSWORD"], name
+        assert urlsplit(env["ARENA_DATABASE_URL"]).password == SECRETS["ARENA_POSTGRES_PASSWORD"], name
+
+
+def test_grafana_has_no_anonymous_admin_and_a_password_from_the_environment():
+    env = environment(compose_file(SECRETS)["services"]["grafana"])
+    if env.get("GF_AUTH_ANONYMOUS_ENABLED", "false").lower() == "true":
+        assert env.get("GF_AUTH_ANONYMOUS_ORG_ROLE", "Viewer") == "Viewer"
+    assert env["GF_SECURITY_ADMIN_PASSWORD"] == SECRETS["GRAFANA_ADMIN_PASSWORD"]
+
+
+def healthcheck(service: dict[str, Any], cli: str, port: int, env: dict[str, str]) -> int:
+    """Exit status of the service's healthcheck against a Redis on ``port`` of this machine."""
+    test = service["healthcheck"]["test"]
+    full = {"PATH": os.environ["PATH"], **env}
+    if test[0] == "CMD-SHELL":
+        command = test[1].replace("redis-cli", f"{cli} -p {port}")
+        return subprocess.run(["sh", "-c", command], env=full, capture_output=True, timeout=10).returncode
+    argv = [part for word in test[1:] for part in ([cli, "-p", str(port)] if word == "redis-cli" else [word])]
+    return subprocess.run(argv, env=full, capture_output=True, timeout=10).returncode
+
+
+def test_compose_redis_refuses_clients_without_the_password_and_its_healthcheck_uses_it(tmp_path):
+    import redis
+
+    services = compose_file(SECRETS)["services"]
+    server = redis_server_binary()
+    cli = shutil.which("redis-cli") or str(Path(server).with_name("redis-cli"))
+    port = free_port()
+    # The compose service's own arguments, on a private port and directory of this test.
+    argv = [server, *services["redis"]["command"][1:], "--port", str(port), "--bind", "127.0.0.1",
+            "--dir", str(tmp_path)]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = urlsplit(environment(services["worker"])["ARENA_REDIS_URL"])
+        client = redis.Redis(host="127.0.0.1", port=port, password=url.password, socket_connect_timeout=1)
+
+        def answers() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.ConnectionError:
+                return False
+
+        wait_until(answers, timeout=10, what="the compose Redis with its password")
+        assert not redis_answers("127.0.0.1", port), "Redis answered a client without the password"
+        redis_env = environment(services["redis"])
+        assert healthcheck(services["redis"], cli, port, redis_env) == 0
+        assert healthcheck(services["redis"], cli, port, {**redis_env, "REDISCLI_AUTH": "wrong"}) != 0
+        assert healthcheck(services["redis"], cli, port, {}) != 0
+    finally:
+        process.kill()
+        process.wait(5)
+
+
+def test_private_override_offers_redis_and_postgres_on_one_address_only():
+    services = compose_file({"ARENA_PRIVATE_ADDRESS": "10.1.2.3"}, "compose.private.yaml")["services"]
+    assert {name: published(service) for name, service in services.items()} == {
+        "redis": [("10.1.2.3", "6379")], "postgres": [("10.1.2.3", "5432")]}
+    with pytest.raises(RequiredVariable, match="ARENA_PRIVATE_ADDRESS"):
+        compose_file({}, "compose.private.yaml")
+
+
+def test_tls_override_gives_the_referee_a_certificate_read_only():
+    referee = compose_file({"ARENA_TLS_DIR": "/etc/arena/tls"}, "compose.tls.yaml")["services"]["referee"]
+    env = environment(referee)
+    (mount,) = referee["volumes"]
+    source, target, mode = mount.split(":")
+    assert (source, mode) == ("/etc/arena/tls", "ro")
+    assert {env["ARENA_TLS_CERT"], env["ARENA_TLS_KEY"]} == {f"{target}/cert.pem", f"{target}/key.pem"}
+    with pytest.raises(RequiredVariable, match="ARENA_TLS_DIR"):
+        compose_file({}, "compose.tls.yaml")
+
+
+def test_env_example_names_every_variable_compose_requires_and_holds_no_secret():
+    required = {name for file in ("compose.yaml", "compose.private.yaml", "compose.tls.yaml")
+                for name in re.findall(r"\$\{(\w+):\?", (DEPLOY / file).read_text())}
+    example = dict(line.split("=", 1) for line in (DEPLOY / ".env.example").read_text().splitlines()
+                   if line.strip() and not line.startswith("#"))
+    assert required <= set(example)
+    # Empty: a copy nobody filled in makes compose refuse to start, not run with guessable passwords.
+    assert all(value == "" for value in example.values()), example
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "deploy/.env"], timeout=10)
+    assert ignored.returncode == 0, "deploy/.env (real secrets) must be ignored by git"
