@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -58,6 +59,34 @@ def check_outcome(state: State) -> Outcome:
     assert min(outcome.ranks) == 1
     json.dumps(outcome.to_json())
     return outcome
+
+
+def resampled_along_random_matches(
+    name: str, n: int, options: dict[str, Any], seeds: range, points: int = 10
+) -> Iterator[tuple[list[tuple[State, int, str]], State, int, State]]:
+    """Random matches of ``name``, resampled for every seat at ``points`` moments of each.
+
+    Yields ``(trail, state, seat, world)``: the states so far with the decision taken in each,
+    the state now, and a resample of it for ``seat``. Every world is checked to look the same
+    to ``seat`` and to play on to the end; the caller checks it against ``trail``."""
+    game = games.get(name)
+    for seed in seeds:
+        actions: list[tuple[int, str]] = []
+        random_playout(game.new_state(n, seed, options), random.Random(seed), actions)
+        moments = set(checkpoints(actions, points))
+        state = game.new_state(n, seed, options)
+        trail: list[tuple[State, int, str]] = []
+        for step, (seat, action) in enumerate([*actions, (-1, "")]):
+            if step in moments and not state.is_terminal():
+                for viewer in range(n):
+                    world = state.resample_hidden(viewer, random.Random(seed * 1000 + step))
+                    assert world.observation(viewer) == state.observation(viewer)
+                    yield trail, state, viewer, world
+                    check_outcome(random_playout(world, random.Random(step)))
+            if seat < 0:
+                break
+            trail.append((state.clone(), seat, action))
+            state.apply(seat, action)
 
 
 def snapshot(state: State) -> str:

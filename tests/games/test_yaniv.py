@@ -6,6 +6,7 @@ piles and the turn directly."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from itertools import combinations
 from typing import Any
 
@@ -16,6 +17,7 @@ from arena.games import IllegalAction, cards
 from arena.games.house import evaluate
 from arena.games.yaniv.melds import RUN_RANK, VALUE, discards, hand_value
 from arena.games.yaniv.state import YanivState
+from tests.test_conformance import resampled_along_random_matches
 
 GAME = games.get("yaniv")
 
@@ -315,3 +317,68 @@ def test_resample_keeps_cards_seen_taken() -> None:
     state.apply(1, "draw deck")
     state.apply(0, "discard 6H")
     assert state.known[0] == []
+
+
+# ----- resampling (determinization for search bots) ----------------------------------------
+def _reshuffled_cards(trail: list[tuple[Any, int, str]], now: YanivState) -> tuple[Counter[str] | None, list[int]]:
+    """From the public record of this round: the cards of the latest reshuffled deck (yaniv
+    2.2, None if the deck has not been rebuilt) and how many cards each seat has drawn from
+    the deck since."""
+    states = [before for before, _, _ in trail] + [now]
+    rebuilt: Counter[str] | None = None
+    draws = [0] * now.num_players
+    for (before, seat, action), after in zip(trail, states[1:], strict=True):
+        if after.round_number != before.round_number:
+            rebuilt, draws = None, [0] * now.num_players
+            continue
+        if before.phase != "draw":
+            continue
+        drawn = action == "draw deck"
+        if len(after.deck) > len(before.deck) - drawn:
+            rebuilt = Counter(before.buried + before.last_discard)
+            if not drawn:
+                rebuilt[action.split()[1]] -= 1
+            draws = [0] * now.num_players
+        elif drawn:
+            draws[seat] += 1
+    return rebuilt, draws
+
+
+@pytest.mark.parametrize("options", [{}, {"decks": 2, "hand_size": 7}, {"ending": "elimination"}])
+def test_resampled_worlds_agree_with_what_the_seat_saw(options: dict[str, Any]) -> None:
+    """Every resampled world keeps what the seat has seen: its hand, the piles, the cards
+    seen taken (yaniv 2.4.1) in their hands; after a reshuffle (yaniv 2.2) the deck holds only
+    reshuffled cards, and with one pack a hand holds no more reshuffled cards unseen than it
+    has drawn from the deck since."""
+    rebuilds = 0
+    for trail, state, seat, world in resampled_along_random_matches("yaniv", 3, options, range(12)):
+        assert isinstance(state, YanivState) and isinstance(world, YanivState)
+        assert world.hands[seat] == state.hands[seat] and world.known == state.known
+        assert (world.buried, world.last_discard, world.my_discard) == (
+            state.buried, state.last_discard, state.my_discard)
+        assert Counter(world.deck + [c for h in world.hands for c in h]) == Counter(
+            state.deck + [c for h in state.hands for c in h])
+        for s, hand in enumerate(world.hands):
+            assert not Counter(world.known[s]) - Counter(hand)
+        rebuilt, draws = _reshuffled_cards(trail, state)
+        if rebuilt is None:
+            continue
+        rebuilds += 1
+        assert not Counter(state.deck) - rebuilt  # the record tells the truth
+        assert not Counter(world.deck) - rebuilt, "a card that was not reshuffled is in the deck"
+        if options.get("decks", 1) == 1:
+            for s, hand in enumerate(world.hands):
+                unseen = Counter(hand) - Counter(world.known[s])
+                if s != seat:
+                    assert sum(unseen[c] for c in rebuilt) <= draws[s], (s, hand, draws)
+    assert rebuilds > 10
+
+
+def test_states_saved_without_rebuilt_decks_still_restore() -> None:
+    state = GAME.new_state(3, 5)
+    data = state.to_json()
+    for key in ("rebuilds", "redrawn"):
+        del data["state"][key]
+    restored = GAME.state_from_json(data)
+    assert restored.observation(0) == state.observation(0)
+    assert restored.resample_hidden(0, random.Random(1)).observation(0) == state.observation(0)

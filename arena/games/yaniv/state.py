@@ -57,6 +57,11 @@ class YanivState(State):
         self.my_discard: list[str] = []
         self.deck = pack
         self.known: list[list[str]] = [[] for _ in range(n)]  # cards seen taken from the pile
+        # yaniv 2.2: each rebuilt deck holds cards everyone saw in the discard pile. Cards
+        # drawn from the n-th rebuilt deck are kept here as [card, n] until laid again, so a
+        # resample deals every hand its unseen cards from the deck they came from.
+        self.rebuilds = 0
+        self.redrawn: list[list[list[Any]]] = [[] for _ in range(n)]
         self.current = self.starter
         self.phase = "discard"
 
@@ -98,6 +103,8 @@ class YanivState(State):
                 hand.remove(c)
                 if c in known:
                     known.remove(c)
+                else:
+                    self._forget_redrawn(seat, c)
             self.my_discard = laid
             self.phase = "draw"
         else:
@@ -106,7 +113,10 @@ class YanivState(State):
     def _draw(self, seat: int, action: str) -> None:
         last = self.last_discard
         if action == DRAW_DECK:
-            self.hands[seat].append(self.deck.pop())
+            card = self.deck.pop()
+            self.hands[seat].append(card)
+            if self.rebuilds:
+                self.redrawn[seat].append([card, self.rebuilds])
         else:
             card = action.split()[1]
             # Only an outer card can be taken; take it from the end it lies at.
@@ -120,8 +130,22 @@ class YanivState(State):
             # yaniv 2.2: the discard pile, without the last discard, becomes the new deck.
             self.deck = cards.shuffled(self.buried, self.rng("reshuffle"))
             self.buried = []
+            self.rebuilds += 1
         self.phase = "discard"
         self.current = self._next_active(seat)
+
+    def _restore(self) -> None:
+        # States saved before the rebuilt decks were tracked: nothing drawn is pinned down.
+        self.__dict__.setdefault("rebuilds", 0)
+        self.__dict__.setdefault("redrawn", [[] for _ in range(self.num_players)])
+
+    def _forget_redrawn(self, seat: int, card: str) -> None:
+        """``card`` left the hand: if it came from a rebuilt deck it is no longer hidden.
+        With two packs an equal card may have come from either deck: the later one is
+        forgotten first, which the seat watching cannot tell apart anyway."""
+        entries = [e for e in self.redrawn[seat] if e[0] == card]
+        if entries:
+            self.redrawn[seat].remove(max(entries, key=lambda e: int(e[1])))
 
     def _next_active(self, seat: int) -> int:
         n = self.num_players
@@ -245,19 +269,28 @@ class YanivState(State):
         }
 
     def _resample(self, seat: int, rng: random.Random) -> None:
-        """Re-deal the unknown cards of the other hands and the deck order. Cards a seat was
-        seen taking from the pile stay in its hand."""
-        pool = list(self.deck)
-        unknown_counts: dict[int, int] = {}
+        """Re-deal the unseen cards of the other hands and the deck order. Cards a seat was
+        seen taking from the pile stay in its hand; every other card goes back whence it
+        could have come: the cards drawn from a rebuilt deck are dealt again from that deck's
+        unseen cards, the rest from the cards that were never seen (yaniv 2.2)."""
+        pools: dict[int, list[str]] = {self.rebuilds: list(self.deck)}
         for s, hand in enumerate(self.hands):
             if s == seat:
                 continue
             rest = list(hand)
             for c in self.known[s]:
                 rest.remove(c)
-            pool += rest
-            unknown_counts[s] = len(rest)
-        rng.shuffle(pool)
-        for s, count in unknown_counts.items():
-            self.hands[s] = list(self.known[s]) + [pool.pop() for _ in range(count)]
-        self.deck = pool
+            for c, rebuild in self.redrawn[s]:
+                rest.remove(c)
+                pools.setdefault(rebuild, []).append(c)
+            pools.setdefault(0, []).extend(rest)
+        for pool in pools.values():
+            rng.shuffle(pool)
+        for s in range(self.num_players):
+            if s == seat:
+                continue
+            redrawn = [[pools[rebuild].pop(), rebuild] for _, rebuild in self.redrawn[s]]
+            dealt = len(self.hands[s]) - len(self.known[s]) - len(redrawn)
+            self.hands[s] = [*self.known[s], *(c for c, _ in redrawn), *(pools[0].pop() for _ in range(dealt))]
+            self.redrawn[s] = redrawn
+        self.deck = pools[self.rebuilds]
