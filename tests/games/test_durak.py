@@ -11,8 +11,9 @@ import pytest
 
 from arena import games
 from arena.games import IllegalAction
-from arena.games.durak.cards import beats
+from arena.games.durak.cards import VALUE, beats, pack
 from arena.games.durak.state import DurakState
+from tests.test_conformance import resampled_along_random_matches
 
 GAME = games.get("durak")
 
@@ -436,6 +437,61 @@ def test_observation_hides_other_hands_and_resample_keeps_known_cards() -> None:
         assert twin.observation(0) == obs
         changed = changed or twin.hands[1] != state.hands[1]
     assert changed
+
+
+def _stock_draws(trail: list[tuple[Any, int, str]], now: DurakState) -> list[int]:
+    """From the public record: how many cards each seat has drawn from the stock since the
+    last deal (durak 3.6)."""
+    draws = [0] * now.num_players
+    states = [before for before, _, _ in trail] + [now]
+    for (before, _, _), after in zip(trail, states[1:], strict=True):
+        if after.redeals != before.redeals:
+            draws = [0] * now.num_players
+            continue
+        for card in set(before.stock) - set(after.stock):
+            draws[next(s for s, hand in enumerate(after.hands) if card in hand)] += 1
+    return draws
+
+
+def _barred_from_the_deal(obs: dict[str, Any], options: dict[str, Any]) -> set[str]:
+    """durak 3.4.1: "the player with the lowest trump starts", so no hand was dealt a lower
+    trump than the one shown; if nobody could show one, no hand was dealt a trump at all."""
+    if obs["phase"] == "redeal" or options.get("later_game", "no") != "no":
+        return set()
+    trump = obs["trump_card"][1]
+    shown = obs["shown_trump"]
+    floor = VALUE[shown[0]] if shown else 99
+    return {c for c in pack(obs["pack"]) if c[1] == trump and VALUE[c[0]] < floor}
+
+
+@pytest.mark.parametrize(
+    ("n", "options"),
+    [(2, {}), (3, {"redeal": False}), (4, {"pack": 52, "throw_ins": "clockwise"}),
+     (5, {"shoving": "on", "trump_change": True}), (4, {"teams": True, "later_game": "durak_deals"})],
+)
+def test_resampled_worlds_agree_with_what_the_seat_saw(n: int, options: dict[str, Any]) -> None:
+    """Every resampled world keeps what the seat has seen: its hand, the table, the discards,
+    the face-up trump card in its place, the cards known to be in each hand; and it deals
+    no hand, among the cards nobody has seen, more trumps below the one shown at the start
+    than that hand has drawn from the stock since."""
+    constrained = 0
+    for trail, state, seat, world in resampled_along_random_matches("durak", n, options, range(10)):
+        assert isinstance(state, DurakState) and isinstance(world, DurakState)
+        assert world.hands[seat] == state.hands[seat] and world.known == state.known
+        assert (world.attacks, world.defences, world.discards) == (state.attacks, state.defences, state.discards)
+        assert len(world.stock) == len(state.stock)
+        assert [c == state.trump_card for c in world.stock] == [c == state.trump_card for c in state.stock]
+        everything = [c for h in world.hands for c in h] + world.stock
+        assert sorted(everything) == sorted([c for h in state.hands for c in h] + state.stock)
+        barred = _barred_from_the_deal(state.observation(seat), options)
+        draws = _stock_draws(trail, state)
+        for s, hand in enumerate(world.hands):
+            assert set(world.known[s]) <= set(hand)
+            unseen = set(hand) - set(world.known[s])
+            if s != seat and barred:
+                constrained += 1
+                assert len(unseen & barred) <= draws[s], (s, sorted(unseen & barred), draws)
+    assert constrained or options.get("later_game", "no") != "no"
 
 
 def test_illegal_actions_are_refused() -> None:

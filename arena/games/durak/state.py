@@ -53,6 +53,9 @@ class DurakState(State):
         self.hands: list[list[str]] = [[] for _ in range(n)]
         cards.deal(pile, [self.hands[(self.dealer + 1 + i) % n] for i in range(n)], self.hand_size)
         self.known: list[list[str]] = [[] for _ in range(n)]
+        # Per seat: how many of its unseen cards must have been dealt, so cannot be trumps
+        # below the one shown at the start (durak 3.4.1). Set when play starts.
+        self.dealt_hidden = [0] * n
         self.hidden_bottom = False
         if pile:
             # The top card is turned face up under the pile: it is drawn last.
@@ -102,13 +105,27 @@ class DurakState(State):
                     lowest = (cards.RANK_VALUE[c[0]], seat, c)
         if lowest is None:
             # Nobody holds a trump: the player to the dealer's left begins.
+            self._count_dealt_hidden()
             self._begin_bout((self.dealer + 1) % n)
             return
         _, seat, card = lowest
         self.shown_trump = card  # shown to prove the claim, so it is public from now on
         if card not in self.known[seat]:
             self.known[seat].append(card)
+        self._count_dealt_hidden()
         self._begin_bout(seat)
+
+    def _count_dealt_hidden(self) -> None:
+        self.dealt_hidden = [len(h) - len(k) for h, k in zip(self.hands, self.known, strict=True)]
+
+    def barred_from_deal(self, card: str) -> bool:
+        """durak 3.4.1: the lowest trump starts, so once it is shown everyone knows that no
+        hand was dealt a lower trump (nor any trump when nobody could show one). Such a card
+        can only have come into a hand from the stock or the table."""
+        if not any(self.dealt_hidden) or card[1] != self.trump_card[1]:
+            return False
+        shown = self.shown_trump
+        return shown is None or cards.RANK_VALUE[card[0]] < cards.RANK_VALUE[shown[0]]
 
     # ----- seats -----------------------------------------------------------------------
     def _opponent_after(self, seat: int, direction: int) -> int:
@@ -276,6 +293,9 @@ class DurakState(State):
         known = self.known[seat]
         if card in known:
             known.remove(card)
+        elif self.dealt_hidden[seat] and not self.barred_from_deal(card):
+            # As far as the others can tell it may have been one of the dealt cards.
+            self.dealt_hidden[seat] -= 1
 
     def _lay(self, seat: int, laid: list[str]) -> None:
         for c in laid:
@@ -408,22 +428,26 @@ class DurakState(State):
         }
 
     def _resample(self, seat: int, rng: random.Random) -> None:
-        """Re-deal the other hands' unknown cards and the face-down stock."""
+        """Re-deal the other hands' unknown cards and the face-down stock, keeping the known
+        cards in their hands and the face-up trump card in its place; a hand's cards that
+        must have been dealt get no trump below the one shown (durak 3.4.1)."""
         stock = self.stock
         face_up = [i for i, c in enumerate(stock) if c == self.trump_card]
         pool = [c for i, c in enumerate(stock) if i not in face_up]
-        unknown_counts = []
-        for other in range(self.num_players):
-            if other == seat:
-                unknown_counts.append(0)
-                continue
+        others = [s for s in range(self.num_players) if s != seat]
+        unknown = {}
+        for other in others:
             known = self.known[other]
             hidden = [c for c in self.hands[other] if c not in known]
-            unknown_counts.append(len(hidden))
+            unknown[other] = len(hidden)
             pool.extend(hidden)
         rng.shuffle(pool)
-        for other, count in enumerate(unknown_counts):
-            if other == seat:
-                continue
-            self.hands[other] = list(self.known[other]) + [pool.pop() for _ in range(count)]
-        self.stock = [c if i in face_up else pool.pop() for i, c in enumerate(stock)]
+        free = [c for c in pool if not self.barred_from_deal(c)]
+        rest = [c for c in pool if self.barred_from_deal(c)]
+        dealt = {s: [free.pop() for _ in range(min(self.dealt_hidden[s], unknown[s], len(free)))] for s in others}
+        rest.extend(free)
+        rng.shuffle(rest)
+        for other in others:
+            drawn = [rest.pop() for _ in range(unknown[other] - len(dealt[other]))]
+            self.hands[other] = [*self.known[other], *dealt[other], *drawn]
+        self.stock = [c if i in face_up else rest.pop() for i, c in enumerate(stock)]
