@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "ratings_cmd",
     "worker_cmd",
     "serve_cmd",
+    "web_cmd",
     "db_cmd",
 ]
 

@@ -1,0 +1,91 @@
+"""The read-only JSON API under ``/api/v1/``: the same data the pages show, for people who
+build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, browsable at
+``/api/v1/docs``.
+
+Nothing here reveals a match's seed, transcript or private views before the match is done
+and its deal no longer in play (``arena.web.queries.replay_allowed``); tournament seeds are
+never served."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from . import views
+
+router = APIRouter(prefix="/api/v1", tags=["arena"])
+Limit = Annotated[int, Query(ge=1, le=1000)]
+
+
+def _url(request: Request) -> str | None:
+    return request.app.state.database_url
+
+
+@router.get("/games", summary="Every game: players, options, house bots")
+def games_list() -> list[dict[str, Any]]:
+    return views.game_list()
+
+
+@router.get("/games/{game}", summary="One game and its ten best bots")
+def game(request: Request, game: str) -> dict[str, Any]:
+    return views.game(_url(request), game)
+
+
+@router.get("/games/{game}/leaderboard", summary="A game's bots by Elo, with the 95 % interval")
+def leaderboard(request: Request, game: str,
+                sort: Literal["rank", "bot", "elo", "interval", "matches", "win_rate", "mean_rank",
+                              "last_played"] = "rank",
+                order: Literal["asc", "desc"] | None = None, limit: Limit = 1000) -> dict[str, Any]:
+    """Rows: rank (by Elo), bot, house (a house bot), elo, low and high (the 95 % interval),
+    matches, win_rate, mean_rank, last_played. ``order`` defaults to each column's natural
+    direction (best first)."""
+    return views.leaderboard(_url(request), game, sort, order, limit)
+
+
+@router.get("/bots/{name}", summary="A bot: ratings, rating history, opponents, matches, strikes")
+def bot(request: Request, name: str) -> dict[str, Any]:
+    return views.bot(_url(request), name)
+
+
+@router.get("/tournaments", summary="Tournaments, newest first")
+def tournaments(request: Request, status: Literal["running", "done", "cancelled"] | None = None,
+                limit: Limit = 50) -> list[dict[str, Any]]:
+    return views.tournaments(_url(request), status, limit)
+
+
+@router.get("/tournaments/{tournament_id}", summary="A tournament: progress, standings, crosstables, deals")
+def tournament(request: Request, tournament_id: int) -> dict[str, Any]:
+    """Per game: ``progress`` (matches by status), ``standings`` (ordered by the share of
+    pairwise games won, then mean rank), ``crosstable`` (wins, draws, losses of each bot
+    against each other bot, pair by pair within matches) and ``deal_groups`` (the matches
+    that replayed one deal, in the duplicate format)."""
+    return views.tournament(_url(request), tournament_id)
+
+
+@router.get("/matches", summary="Matches, newest first")
+def matches(request: Request,
+            status: Literal["scheduled", "running", "done", "cancelled", "failed", "aborted"] | None = None,
+            limit: Limit = 50) -> list[dict[str, Any]]:
+    return views.matches(_url(request), status, limit)
+
+
+@router.get("/matches/{match_id}", summary="A match: seats and results; seed only once it may be replayed")
+def match(request: Request, match_id: int) -> dict[str, Any]:
+    return views.match(_url(request), match_id)
+
+
+@router.get("/matches/{match_id}/replay", summary="Replay data of a finished match for one view")
+def replay(request: Request, match_id: int, view: str = "all") -> Response:
+    """``view``: ``all`` (the full state) or a seat number (that seat's observation).
+    ``decisions`` are ``[turn, seat, action, ms, code]``; ``frames[0]`` is the view before
+    the first decision as ``[fields]``, ``frames[k]`` after decision ``k`` as
+    ``[changed fields]`` or ``[changed fields, removed field names]``. 404 unless the match
+    is done and its deal no longer in play."""
+    return Response(views.match_replay(_url(request), match_id, view), media_type="application/json")
+
+
+@router.get("/status", summary="Queue, matches in flight, processes, connected bots, failures")
+def status(request: Request) -> dict[str, Any]:
+    return views.status(_url(request))

@@ -1,0 +1,64 @@
+"""The web application: pages, the JSON API and the static assets, on one FastAPI app.
+
+``create_app(database_url)`` reads that store (default ``ARENA_DATABASE_URL``) through
+``arena.store.db.read`` only; it never writes and never migrates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from . import api, pages
+from .queries import NotFound
+
+STATIC = Path(__file__).parent / "static"
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith(api.router.prefix)
+
+
+def _error(request: Request, status: int, message: str) -> Response:
+    if _is_api(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    response = pages.render(request, "error.html", status=status, message=message)
+    response.status_code = status
+    return response
+
+
+def create_app(database_url: str | None = None) -> FastAPI:
+    """The arena's web face over the store at ``database_url``."""
+    app = FastAPI(
+        title="Arena", version="1", summary="Read-only API of the arena: games, leaderboards, bots, "
+        "tournaments, matches and their replays.",
+        openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None,
+    )
+    app.state.database_url = database_url
+    app.include_router(api.router)
+    app.include_router(pages.router, include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return RedirectResponse("/static/favicon.svg", status_code=308)
+
+    @app.exception_handler(NotFound)
+    def not_found(request: Request, error: NotFound) -> Response:
+        return _error(request, 404, str(error.args[0]) if error.args else "not found")
+
+    @app.exception_handler(ValueError)
+    def bad_request(request: Request, error: ValueError) -> Response:
+        return _error(request, 400, str(error))
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, error: RequestValidationError) -> Response:
+        if _is_api(request):
+            return JSONResponse({"detail": jsonable_encoder(error.errors())}, status_code=422)
+        return _error(request, 400, "; ".join(str(e.get("msg")) for e in error.errors()))
+
+    return app

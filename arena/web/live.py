@@ -1,0 +1,38 @@
+"""What only Redis can tell the status page (when ``ARENA_REDIS_URL`` is set): tasks
+waiting in the Celery queue and the bots connected to a gateway right now. Read with short
+timeouts: a status page must show even when Redis is away."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from arena.config import settings
+
+HOLDER = "holder:"
+
+
+def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:
+    """``{"configured": False}`` when embedded; else the queue depth and the ids of the
+    connected bots (gateways refresh their ``holder`` keys while a bot's stream is open),
+    or the error that kept them from being read."""
+    config = settings()
+    if not config.redis_url:
+        return {"configured": False}
+    import redis
+
+    prefix = os.environ.get("ARENA_MAILBOX_PREFIX", "arena:mb:")
+    try:
+        client = redis.Redis.from_url(config.redis_url, socket_timeout=1, socket_connect_timeout=1,
+                                      decode_responses=True)
+        depth = client.llen(config.queue)
+        bots = []
+        for key in client.scan_iter(match=f"{prefix}{HOLDER}*", count=500):
+            bots.append(key[len(prefix) + len(HOLDER):])
+            if len(bots) >= scan_limit:
+                break
+        client.close()
+    except Exception as error:  # the page reports it instead of failing
+        return {"configured": True, "error": f"{type(error).__name__}: {error}"}
+    return {"configured": True, "queue": config.queue, "queue_depth": depth,
+            "connected_bots": sorted(bots, key=lambda b: (len(b), b))}

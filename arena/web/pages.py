@@ -1,0 +1,90 @@
+"""The HTML pages, rendered on the server from ``arena.web.views`` with the templates in
+``templates/``. Leaderboards, standings and crosstables are plain HTML (sorting is a link),
+so they work without JavaScript; the match viewer and live progress use small scripts from
+``static/``. The ``.../live`` routes return the fragment a page refreshes while running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from arena import games
+
+from . import charts, gamedocs, views
+from .settings import web_settings
+
+templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+templates.env.globals.update(charts=charts, game_title=lambda n: games.get(n).title if n in games.names() else n)
+templates.env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M") if d else "–"
+templates.env.filters["pct"] = lambda x: f"{x:.0%}" if x is not None else "–"
+router = APIRouter(default_response_class=HTMLResponse)
+
+
+def render(request: Request, name: str, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context)
+
+
+def _url(request: Request) -> str | None:
+    return request.app.state.database_url
+
+
+@router.get("/")
+def home(request: Request) -> HTMLResponse:
+    return render(request, "home.html", **views.home(_url(request)))
+
+
+@router.get("/live/matches")
+def live_matches(request: Request) -> HTMLResponse:
+    return render(request, "_live_matches.html", live=views.matches(_url(request), "running", 20))
+
+
+@router.get("/games/{game}")
+def game(request: Request, game: str) -> HTMLResponse:
+    data = views.game(_url(request), game)
+    doc = gamedocs.game_doc(data["name"], web_settings().docs_dir)
+    return render(request, "game.html", game=data, doc=doc, docs_dir=web_settings().docs_dir)
+
+
+@router.get("/games/{game}/leaderboard")
+def leaderboard(request: Request, game: str, sort: str = "rank", order: str | None = None) -> HTMLResponse:
+    board = views.leaderboard(_url(request), game, sort, order)
+    return render(request, "leaderboard.html", board=board, axis=charts.scale(board["rows"]))
+
+
+@router.get("/bots/{name}")
+def bot(request: Request, name: str) -> HTMLResponse:
+    return render(request, "bot.html", bot=views.bot(_url(request), name))
+
+
+@router.get("/tournaments")
+def tournaments(request: Request, status: str | None = None) -> HTMLResponse:
+    return render(request, "tournaments.html", tournaments=views.tournaments(_url(request), status, 200))
+
+
+@router.get("/tournaments/{tournament_id}")
+def tournament(request: Request, tournament_id: int) -> HTMLResponse:
+    return render(request, "tournament.html", t=views.tournament(_url(request), tournament_id))
+
+
+@router.get("/tournaments/{tournament_id}/live")
+def tournament_live(request: Request, tournament_id: int) -> HTMLResponse:
+    return render(request, "_tournament_live.html", t=views.tournament(_url(request), tournament_id))
+
+
+@router.get("/matches/{match_id}")
+def match(request: Request, match_id: int) -> HTMLResponse:
+    return render(request, "match.html", m=views.match(_url(request), match_id))
+
+
+@router.get("/matches/{match_id}/live")
+def match_live(request: Request, match_id: int) -> HTMLResponse:
+    return render(request, "_match_live.html", m=views.match(_url(request), match_id))
+
+
+@router.get("/status")
+def status(request: Request) -> HTMLResponse:
+    return render(request, "status.html", s=views.status(_url(request)), grafana=web_settings().grafana_url)

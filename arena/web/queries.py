@@ -1,0 +1,451 @@
+"""Reads the web face needs beyond ``arena.store.queries``: bot pages, tournament standings,
+home and status figures, and the trust rule that decides what of a match may be shown.
+
+Every function takes a read connection (``arena.store.db.read``) and returns plain data
+(dicts, lists, dataclasses) that the pages render and the API serves as JSON.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import ratings
+from arena.referee.transcript import FORFEITED, OK
+from arena.store.models import RatingHistory
+from arena.store.queries import (
+    bot_t,
+    bots_by_id,
+    leaderboard,
+    match_t,
+    rating_t,
+    result_t,
+    seat_t,
+    tournament_t,
+    transcript_t,
+)
+
+history_t = RatingHistory.__table__
+PENDING = ("scheduled", "running")
+
+
+class NotFound(KeyError):
+    """A bot, tournament, match or game the store does not have."""
+
+
+# ----- the trust rule ------------------------------------------------------------------------
+
+def deal_is_secret(connection: Connection, match: Any) -> bool:
+    """True while another match dealt from the same (game, seed) is still to be played.
+
+    Duplicate format replays one deal across seatings, and tournaments drawn up with the
+    same seed deal the same cards, so a finished match's transcript would reproduce the
+    hidden cards of such an unfinished match: it stays secret until the last of them ends.
+    Looked up where equal deals come from (the match's tournament, running tournaments
+    with the same seed, challenges), each through the (tournament, game, status) index."""
+    scopes: list[int | None] = [None]
+    if match.tournament_id is not None:
+        seed = connection.execute(sa.select(tournament_t.c.seed).where(
+            tournament_t.c.id == match.tournament_id)).scalar_one_or_none()
+        scopes += [match.tournament_id, *connection.execute(sa.select(tournament_t.c.id).where(
+            tournament_t.c.seed == seed, tournament_t.c.status == "running",
+            tournament_t.c.id != match.tournament_id)).scalars()]
+    for scope in scopes:
+        where = match_t.c.tournament_id.is_(None) if scope is None else match_t.c.tournament_id == scope
+        if connection.execute(sa.select(match_t.c.id).where(
+                where, match_t.c.game == match.game, match_t.c.status.in_(PENDING),
+                match_t.c.seed == match.seed, match_t.c.id != match.id).limit(1)).first() is not None:
+            return True
+    return False
+
+
+def replay_allowed(connection: Connection, match: Any) -> bool:
+    """A match's seed, transcript and private views may be served: it is done and its deal
+    is no longer in play anywhere."""
+    return match.status == "done" and not deal_is_secret(connection, match)
+
+
+# ----- leaderboards ----------------------------------------------------------------------------
+
+SORT_KEYS = ("rank", "bot", "elo", "interval", "matches", "win_rate", "mean_rank", "last_played")
+NATURAL_DESC = ("elo", "matches", "win_rate", "last_played")  # columns read best-first from the top
+
+
+def sorted_leaderboard(connection: Connection, game: str, sort: str = "rank", descending: bool | None = None,
+                       limit: int = 1000) -> list[dict[str, Any]]:
+    """The game's leaderboard (``arena.store.queries.leaderboard``) with each bot's kind,
+    sorted by ``sort`` (one of ``SORT_KEYS``); rank stays the Elo rank."""
+    if sort not in SORT_KEYS:
+        raise ValueError(f"cannot sort by {sort!r}; one of {', '.join(SORT_KEYS)}")
+    rows = [asdict(r) for r in leaderboard(connection, game, limit)]
+    kinds = dict(connection.execute(
+        sa.select(bot_t.c.name, bot_t.c.kind).where(bot_t.c.name.in_([r["bot"] for r in rows]))).all())
+    for row in rows:
+        row["house"] = kinds.get(row["bot"]) == "house"
+        row["interval"] = row["high"] - row["low"]
+    if descending is None:
+        descending = sort in NATURAL_DESC
+    if sort != "rank":
+        def key(row: dict[str, Any]) -> Any:
+            value = row[sort]
+            return (value is not None, value if value is not None else 0)
+        rows.sort(key=key, reverse=descending)
+    elif descending:
+        rows.reverse()
+    return rows
+
+
+# ----- matches -----------------------------------------------------------------------------------
+
+def match_summaries(connection: Connection, ids: list[int]) -> list[dict[str, Any]]:
+    """Public summaries of matches, in the order of ``ids``: game, status, the bots in
+    their seats with (once finished) rank, score, strikes and forfeits. Never a seed."""
+    if not ids:
+        return []
+    matches = {m.id: m for m in connection.execute(sa.select(
+        match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.status, match_t.c.seating,
+        match_t.c.rated, match_t.c.started_at).where(match_t.c.id.in_(ids)))}
+    names = {b.id: b.name for b in bots_by_id(connection, [b for m in matches.values() for b in m.seating]).values()}
+    seats: dict[int, dict[int, Any]] = defaultdict(dict)
+    for row in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(ids))):
+        seats[row.match_id][row.seat] = row
+    results = {r.match_id: r for r in connection.execute(
+        sa.select(result_t.c.match_id, result_t.c.finished_at, result_t.c.decisions, result_t.c.duration_ms,
+                  result_t.c.capped).where(result_t.c.match_id.in_(ids)))}
+    out = []
+    for match_id in ids:
+        m = matches.get(match_id)
+        if m is None:
+            continue
+        result = results.get(match_id)
+        out.append({
+            "id": m.id, "tournament_id": m.tournament_id, "game": m.game, "status": m.status,
+            "rated": m.rated, "started_at": m.started_at,
+            "finished_at": result.finished_at if result else None,
+            "decisions": result.decisions if result else None,
+            "duration_ms": result.duration_ms if result else None,
+            "capped": result.capped if result else None,
+            "seats": [_seat(seat, bot_id, names, seats[match_id].get(seat)) for seat, bot_id in enumerate(m.seating)],
+        })
+    return out
+
+
+def _seat(seat: int, bot_id: int, names: dict[int, str], row: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seat": seat, "bot": names.get(bot_id, str(bot_id))}
+    if row is not None:
+        entry |= {"rank": row.rank, "score": row.score, "strikes": row.strikes, "forfeited": row.forfeited}
+    return entry
+
+
+def match_page(connection: Connection, match_id: int) -> dict[str, Any]:
+    """A match for its page: the public summary, its options and clock, and, only when
+    ``replay_allowed``, its seed and whether a transcript exists."""
+    match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).first()
+    if match is None:
+        raise NotFound(f"no match {match_id}")
+    detail = match_summaries(connection, [match_id])[0]
+    detail["options"] = match.options
+    detail["replay"] = replay_allowed(connection, match)
+    if detail["replay"]:
+        detail["seed"] = match.seed
+        detail["has_transcript"] = connection.execute(
+            sa.select(transcript_t.c.match_id).where(transcript_t.c.match_id == match_id)).first() is not None
+    elif match.status == "done":
+        detail["withheld"] = "its deal is still being played in another match"
+    return detail
+
+
+def transcript_if_allowed(connection: Connection, match_id: int) -> dict[str, Any]:
+    """The transcript of a finished match whose deal is no longer in play; ``NotFound``
+    for anything else (an unfinished match has no transcript to serve)."""
+    match = connection.execute(
+        sa.select(match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.status)
+        .where(match_t.c.id == match_id)
+    ).first()
+    if match is None or not replay_allowed(connection, match):
+        raise NotFound(f"no replay for match {match_id}")
+    data = connection.execute(
+        sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)).scalar_one_or_none()
+    if data is None:
+        raise NotFound(f"no transcript for match {match_id}")
+    return data
+
+
+def match_ids(connection: Connection, status: str | None = None, limit: int = 50) -> list[int]:
+    """Ids of the newest matches, optionally of one status."""
+    query = sa.select(match_t.c.id).order_by(match_t.c.id.desc()).limit(limit)
+    if status is not None:
+        query = query.where(match_t.c.status == status)
+    return list(connection.execute(query).scalars())
+
+
+def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]]:
+    """Matches being played now, newest first."""
+    return match_summaries(connection, match_ids(connection, "running", limit))
+
+
+# ----- tournaments ---------------------------------------------------------------------------------
+
+def tournaments(connection: Connection, status: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    """Tournaments newest first (optionally of one status) with done/total per tournament.
+    The tournament seed is left out: it derives every deal."""
+    query = sa.select(tournament_t).order_by(tournament_t.c.id.desc()).limit(limit)
+    if status is not None:
+        query = query.where(tournament_t.c.status == status)
+    rows = connection.execute(query).all()
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    if rows:
+        for tid, st, n in connection.execute(
+            sa.select(match_t.c.tournament_id, match_t.c.status, sa.func.count())
+            .where(match_t.c.tournament_id.in_([r.id for r in rows]))
+            .group_by(match_t.c.tournament_id, match_t.c.status)
+        ):
+            counts[tid][st] += n
+    return [{"id": r.id, "name": r.name, "status": r.status, "rated": r.rated,
+             "games": list(r.spec.get("games", [])), "bots": list(r.spec.get("bots", [])),
+             "created_at": r.created_at, "finished_at": r.finished_at,
+             "done": sum(counts[r.id][s] for s in ("done", "failed", "cancelled")),
+             "total": sum(counts[r.id].values())} for r in rows]
+
+
+def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40) -> dict[str, Any]:
+    """A tournament with, per game, its progress, standings, crosstable and duplicate deal
+    groups (the matches that replay one deal, side by side)."""
+    row = connection.execute(sa.select(tournament_t).where(tournament_t.c.id == tournament_id)).first()
+    if row is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    matches = connection.execute(
+        sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.seating, match_t.c.status)
+        .where(match_t.c.tournament_id == tournament_id).order_by(match_t.c.id)
+    ).all()
+    seat_rows: dict[int, dict[int, Any]] = defaultdict(dict)
+    for s in connection.execute(
+        sa.select(seat_t).join(match_t, match_t.c.id == seat_t.c.match_id)
+        .where(match_t.c.tournament_id == tournament_id)
+    ):
+        seat_rows[s.match_id][s.seat] = s
+    names = {b.id: b.name for b in bots_by_id(connection, [b for m in matches for b in m.seating]).values()}
+    per_game: dict[str, list[Any]] = defaultdict(list)
+    for m in matches:
+        per_game[m.game].append(m)
+    games_out = {}
+    for game, game_matches in sorted(per_game.items()):
+        games_out[game] = _game_section(game_matches, seat_rows, names, groups_per_game)
+    return {"id": row.id, "name": row.name, "status": row.status, "rated": row.rated,
+            "created_at": row.created_at, "finished_at": row.finished_at,
+            "move_time": row.move_time, "time_bank": row.time_bank,
+            "spec": {k: v for k, v in row.spec.items() if k != "seed"},
+            "done": sum(g["progress"]["done"] + g["progress"]["failed"] + g["progress"]["cancelled"]
+                        for g in games_out.values()),
+            "total": len(matches), "games": games_out}
+
+
+def _game_section(matches: list[Any], seat_rows: dict[int, dict[int, Any]], names: dict[int, str],
+                  groups_limit: int) -> dict[str, Any]:
+    progress = {"done": 0, "running": 0, "scheduled": 0, "failed": 0, "cancelled": 0, "total": len(matches)}
+    table: dict[str, dict[str, Any]] = {}
+    cross: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    groups: dict[int, list[Any]] = {}
+    for m in matches:
+        progress[m.status] = progress.get(m.status, 0) + 1
+        groups.setdefault(m.seed, []).append(m)
+        seats = seat_rows.get(m.id)
+        if m.status != "done" or not seats:
+            continue
+        for seat, s in seats.items():
+            name = names.get(s.bot_id, str(s.bot_id))
+            entry = table.setdefault(name, {"bot": name, "played": 0, "wins": 0, "rank_sum": 0, "score_sum": 0.0,
+                                            "strikes": 0, "forfeits": 0, "pair_points": 0.0, "pair_games": 0})
+            entry["played"] += 1
+            entry["wins"] += s.rank == 1
+            entry["rank_sum"] += s.rank
+            entry["score_sum"] += s.score
+            entry["strikes"] += s.strikes
+            entry["forfeits"] += bool(s.forfeited)
+            for other_seat, o in seats.items():
+                if other_seat == seat:
+                    continue
+                other = names.get(o.bot_id, str(o.bot_id))
+                column = 0 if s.rank < o.rank else 1 if s.rank == o.rank else 2
+                cross[name][other][column] += 1
+                entry["pair_points"] += (1.0, 0.5, 0.0)[column]
+                entry["pair_games"] += 1
+    standings = sorted(table.values(), key=lambda e: (-_ratio(e["pair_points"], e["pair_games"]),
+                                                      _ratio(e["rank_sum"], e["played"]), e["bot"]))
+    for place, e in enumerate(standings, start=1):
+        e["place"] = place
+        e["mean_rank"] = _ratio(e["rank_sum"], e["played"])
+        e["pair_score"] = _ratio(e["pair_points"], e["pair_games"])
+    order = [e["bot"] for e in standings]
+    deal_groups = []
+    for number, group in enumerate(groups.values(), start=1):
+        if len(deal_groups) >= groups_limit:
+            break
+        deal_groups.append({"deal": number, "matches": [
+            {"id": m.id, "status": m.status,
+             "seats": [_seat(seat, b, names, seat_rows.get(m.id, {}).get(seat)) for seat, b in enumerate(m.seating)]}
+            for m in group]})
+    return {"progress": progress, "standings": standings,
+            "crosstable": {"bots": order, "results": {a: {b: cross[a][b] for b in cross[a]} for a in order}},
+            "deal_groups": deal_groups, "deals": len(groups)}
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+# ----- bots --------------------------------------------------------------------------------------
+
+def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 30) -> dict[str, Any]:
+    """A bot: its ratings (with its rank in each game), results against each opponent,
+    recent and live matches, and the matches where it took strikes or forfeited."""
+    bot = connection.execute(sa.select(bot_t).where(bot_t.c.name == name)).first()
+    if bot is None:
+        raise NotFound(f"no bot {name!r}")
+    ratings_out = []
+    for r in connection.execute(sa.select(rating_t).where(rating_t.c.bot_id == bot.id).order_by(rating_t.c.game)):
+        low, high = ratings.interval(r.elo, r.information)
+        above = connection.execute(sa.select(sa.func.count()).select_from(rating_t).where(
+            rating_t.c.game == r.game, rating_t.c.elo > r.elo)).scalar_one()
+        ratings_out.append({"game": r.game, "rank": above + 1, "elo": r.elo, "low": low, "high": high,
+                            "matches": r.matches, "win_rate": _ratio(r.wins, r.matches),
+                            "mean_rank": _ratio(r.rank_sum, r.matches), "last_played": r.last_played})
+    recent_ids = list(connection.execute(
+        sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id).order_by(seat_t.c.match_id.desc()).limit(recent)
+    ).scalars())
+    live = [m for m in live_matches(connection, 200) if any(s["bot"] == name for s in m["seats"])]
+    fault_rows = connection.execute(
+        sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.strikes, seat_t.c.forfeited)
+        .where(seat_t.c.bot_id == bot.id, sa.or_(seat_t.c.strikes > 0, seat_t.c.forfeited))
+        .order_by(seat_t.c.match_id.desc()).limit(faults)
+    ).all()
+    return {"id": bot.id, "name": bot.name, "kind": bot.kind, "strategy": bot.strategy,
+            "created_at": bot.created_at, "ratings": ratings_out,
+            "opponents": opponents(connection, bot.id), "live": live,
+            "recent": match_summaries(connection, recent_ids),
+            "faults": [_fault(connection, f) for f in fault_rows]}
+
+
+def _fault(connection: Connection, row: Any) -> dict[str, Any]:
+    """A match where the bot took strikes: the codes of its faulty decisions, from the
+    transcript when it may be shown."""
+    entry: dict[str, Any] = {"match_id": row.match_id, "seat": row.seat, "strikes": row.strikes,
+                             "forfeited": row.forfeited, "codes": None, "first_turn": None}
+    try:
+        transcript = transcript_if_allowed(connection, row.match_id)
+    except NotFound:
+        return entry
+    codes: dict[str, int] = defaultdict(int)
+    for index, (_turn, seat, _action, _ms, code) in enumerate(transcript["decisions"]):
+        if seat == row.seat and code not in (OK, FORFEITED):
+            codes[code] += 1
+            if entry["first_turn"] is None:
+                entry["first_turn"] = index + 1
+    entry["codes"] = dict(codes)
+    entry["game"] = transcript["game"]
+    return entry
+
+
+def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
+    """Per game and opponent: matches met, and wins, draws and losses by final rank."""
+    me, them = seat_t.alias("me"), seat_t.alias("them")
+    rows = connection.execute(
+        sa.select(result_t.c.game, them.c.bot_id, sa.func.count(),
+                  sa.func.sum(sa.case((me.c.rank < them.c.rank, 1), else_=0)),
+                  sa.func.sum(sa.case((me.c.rank == them.c.rank, 1), else_=0)),
+                  sa.func.sum(sa.case((me.c.rank > them.c.rank, 1), else_=0)))
+        .select_from(me.join(them, sa.and_(them.c.match_id == me.c.match_id, them.c.seat != me.c.seat))
+                     .join(result_t, result_t.c.match_id == me.c.match_id))
+        .where(me.c.bot_id == bot_id)
+        .group_by(result_t.c.game, them.c.bot_id)
+    ).all()
+    names = {b.id: b.name for b in bots_by_id(connection, [r[1] for r in rows]).values()}
+    out = [{"game": game, "opponent": names.get(other, str(other)), "met": met, "wins": w, "draws": d, "losses": lo,
+            "score": _ratio(w + d / 2, met)} for game, other, met, w, d, lo in rows]
+    return sorted(out, key=lambda r: (r["game"], -r["met"], r["opponent"]))
+
+
+def rating_history(connection: Connection, bot_id: int, points: int = 300) -> dict[str, list[dict[str, Any]]]:
+    """Per game, the bot's Elo after each rated match in completion order, thinned to at
+    most ``points`` points (the first and the newest always kept)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    games = connection.execute(sa.select(rating_t.c.game).where(rating_t.c.bot_id == bot_id)).scalars().all()
+    for game in games:
+        rows = connection.execute(
+            sa.select(history_t.c.seq, history_t.c.match_id, history_t.c.before, history_t.c.after)
+            .where(history_t.c.bot_id == bot_id, history_t.c.game == game).order_by(history_t.c.seq)
+        ).all()
+        if not rows:
+            continue
+        step = max(1, -(-len(rows) // points))
+        kept = [(i, r) for i, r in enumerate(rows) if i % step == 0 or i == len(rows) - 1]
+        first = rows[0]
+        out[game] = [{"n": 0, "seq": None, "match_id": None, "elo": first.before}] + [
+            {"n": i + 1, "seq": r.seq, "match_id": r.match_id, "elo": r.after} for i, r in kept]
+    return out
+
+
+# ----- home and status -----------------------------------------------------------------------------
+
+def match_counts(connection: Connection, statuses: tuple[str, ...] = ("scheduled", "running", "failed")) -> dict[str, int]:
+    """How many matches are in each of ``statuses`` (one index range count each)."""
+    return {s: connection.execute(sa.select(sa.func.count()).select_from(match_t)
+                                  .where(match_t.c.status == s)).scalar_one() for s in statuses}
+
+
+def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]:
+    """What the store tells about the pipeline: matches queued, in flight and failed, the
+    processes that claimed the newest matches (workers, or ``arena serve`` when embedded),
+    the last failures, and per game the newest ``window`` results' throughput and faults."""
+    counts = match_counts(connection)
+    newest = connection.execute(
+        sa.select(result_t.c.match_id, result_t.c.game, result_t.c.finished_at, result_t.c.duration_ms,
+                  result_t.c.decisions).order_by(result_t.c.seq.desc()).limit(window)
+    ).all()
+    ids = [r.match_id for r in newest]
+    claimers: dict[str, dict[str, Any]] = {}
+    for claimed_by, status, started in connection.execute(
+        sa.select(match_t.c.claimed_by, match_t.c.status, match_t.c.started_at)
+        .where(sa.or_(match_t.c.status == "running", match_t.c.id.in_(ids)))
+    ):
+        if not claimed_by:
+            continue
+        entry = claimers.setdefault(claimed_by, {"process": claimed_by, "running": 0, "recent": 0, "last_start": None})
+        entry["running" if status == "running" else "recent"] += 1
+        if started is not None and (entry["last_start"] is None or started > entry["last_start"]):
+            entry["last_start"] = started
+    games: dict[str, dict[str, Any]] = {}
+    for r in newest:
+        g = games.setdefault(r.game, {"game": r.game, "matches": 0, "duration_ms": 0.0, "decisions": 0,
+                                      "first": r.finished_at, "last": r.finished_at})
+        g["matches"] += 1
+        g["duration_ms"] += r.duration_ms
+        g["decisions"] += r.decisions
+        g["first"] = min(g["first"], r.finished_at)
+        g["last"] = max(g["last"], r.finished_at)
+    faults = dict(connection.execute(
+        sa.select(result_t.c.game, sa.func.sum(seat_t.c.strikes))
+        .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
+        .where(result_t.c.match_id.in_(ids)).group_by(result_t.c.game)).all()) if ids else {}
+    forfeits = dict(connection.execute(
+        sa.select(result_t.c.game, sa.func.count())
+        .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
+        .where(result_t.c.match_id.in_(ids), seat_t.c.forfeited).group_by(result_t.c.game)).all()) if ids else {}
+    for g in games.values():
+        span = (g["last"] - g["first"]).total_seconds()
+        g["per_minute"] = g["matches"] * 60 / span if span > 0 else None
+        g["mean_ms"] = g["duration_ms"] / g["matches"]
+        g["mean_decisions"] = g["decisions"] / g["matches"]
+        g["strikes"] = int(faults.get(g["game"]) or 0)
+        g["forfeits"] = int(forfeits.get(g["game"]) or 0)
+    failed_ids = list(connection.execute(
+        sa.select(match_t.c.id).where(match_t.c.status == "failed").order_by(match_t.c.id.desc()).limit(10)
+    ).scalars())
+    return {"queued": counts["scheduled"], "in_flight": counts["running"], "failed": counts["failed"],
+            "processes": sorted(claimers.values(), key=lambda e: e["process"]),
+            "window": len(newest), "games": sorted(games.values(), key=lambda g: g["game"]),
+            "recent_failures": match_summaries(connection, failed_ids)}

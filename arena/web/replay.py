@@ -1,0 +1,97 @@
+"""Replay data for the match viewer: every decision of a finished match and, for one view
+(a seat's observation, or the full state), the view after each decision.
+
+The views are computed by replaying the transcript's actions on
+``new_state(num_players, seed, options)``, exactly as ``arena.referee.replay`` does. Frames
+are sent as differences: frame 0 holds every field, frame ``k`` only the top-level fields
+that changed with decision ``k`` (and the names of those that disappeared), so a long match
+stays small. The JSON is assembled from per-field encodings, which is also how changes are
+found, so nothing is encoded twice.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from arena import games
+from arena.referee.transcript import ReplayMismatch
+
+from . import boards
+
+ALL = "all"
+_encode = json.JSONEncoder(separators=(",", ":"), default=str).encode
+
+
+def parse_view(view: str, num_players: int) -> str | int:
+    """``all`` or a seat number below ``num_players``."""
+    if view == ALL:
+        return ALL
+    if view.isdigit() and int(view) < num_players:
+        return int(view)
+    raise ValueError(f"view must be {ALL!r} or a seat from 0 to {num_players - 1}")
+
+
+def _fields(state: games.State, view: str | int) -> dict[str, Any]:
+    if view == ALL:
+        return state.to_json()["state"]
+    return state.observation(view)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _encoded(fields: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+    """Each field's JSON text; an unchanged scalar keeps its previous entry (scalars are
+    immutable, so comparing them is enough, while containers are encoded to compare, in
+    case the game handed out a list it changes later)."""
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if type(value) in _SCALARS:
+            before = previous.get(key)
+            if before is not None and before[0] == value and type(before[0]) is type(value):
+                out[key] = before
+            else:
+                out[key] = (value, _encode(value))
+        else:
+            out[key] = (None, _encode(value))
+    return out
+
+
+def _frame(previous: dict[str, Any], current: dict[str, Any]) -> str:
+    changed = [f"{_encode(k)}:{v[1]}" for k, v in current.items()
+               if (old := previous.get(k)) is None or old is not v and old[1] != v[1]]
+    removed = [k for k in previous if k not in current]
+    body = "{" + ",".join(changed) + "}"
+    return f"[{body},{_encode(removed)}]" if removed else f"[{body}]"
+
+
+def replay_json(transcript: dict[str, Any], view: str | int, seats: list[str]) -> str:
+    """The viewer's data as a JSON text: the match's decisions, outcome and board, and the
+    frames of ``view``. Raises ``ReplayMismatch`` if the actions do not replay."""
+    game = games.get(transcript["game"])
+    if str(transcript.get("version", game.version)) != game.version:
+        raise ReplayMismatch(f"transcript is for {game.name} version {transcript['version']}, "
+                             f"rules are {game.version}")
+    state = game.new_state(transcript["num_players"], transcript["seed"], transcript["options"])
+    previous: dict[str, Any] = {}
+    frames = []
+    for index, row in enumerate([None, *transcript["decisions"]]):
+        if row is not None:
+            try:
+                state.apply(int(row[1]), str(row[2]))
+            except games.IllegalAction as error:
+                raise ReplayMismatch(f"decision {index}: {error}") from None
+        current = _encoded(_fields(state, view), previous)
+        frames.append(_frame(previous, current))
+        previous = current
+    if not state.is_terminal() or state.outcome().scores != transcript["scores"]:
+        raise ReplayMismatch(f"the actions of match {transcript.get('match_id')} do not reproduce its outcome")
+    head = {
+        "match_id": transcript.get("match_id"), "game": game.name, "title": game.title,
+        "num_players": transcript["num_players"], "seats": seats, "view": view,
+        "options": transcript["options"], "seed": transcript["seed"],
+        "outcome": {k: transcript.get(k) for k in ("scores", "game_ranks", "ranks", "strikes", "forfeited", "capped")},
+        "decisions": transcript["decisions"], "board": boards.board(game.name),
+    }
+    return _encode(head)[:-1] + ',"frames":[' + ",".join(frames) + "]}"

@@ -1,0 +1,190 @@
+"""The JSON API and the pages on the server side, over a store filled by real tournaments:
+what they show, and that nothing of an unfinished deal leaks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from arena import games
+from arena.referee import replay as referee_replay
+from arena.store import db
+from arena.web import queries as web_queries
+
+from .conftest import GAMES
+
+
+def frames(data: dict) -> list[dict]:
+    """The viewer's frames expanded from their differences, as the script does."""
+    out, current = [], {}
+    for diff in data["frames"]:
+        current = {**current, **diff[0]}
+        for key in diff[1] if len(diff) > 1 else []:
+            del current[key]
+        out.append(current)
+    return out
+
+
+def test_games_and_openapi(client):
+    listed = client.get("/api/v1/games").json()
+    assert [g["name"] for g in listed] == games.names()
+    assert all("house_bots" in g and "options" in g for g in listed)
+    schema = client.get("/api/v1/openapi.json").json()
+    paths = set(schema["paths"])
+    for path in ["/api/v1/games/{game}/leaderboard", "/api/v1/bots/{name}", "/api/v1/tournaments/{tournament_id}",
+                 "/api/v1/matches/{match_id}/replay", "/api/v1/status"]:
+        assert path in paths
+    assert all(p.startswith("/api/v1/") for p in paths)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_leaderboard_rows_intervals_and_sorting(client, store, game):
+    board = client.get(f"/api/v1/games/{game}/leaderboard").json()
+    rows = board["rows"]
+    house = {"heuristic", "random", "random-2"}
+    assert {r["bot"] for r in rows} == house | ({"flaky"} if game == "crazy_eights" else set())
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert all(r["low"] < r["elo"] < r["high"] and r["house"] == (r["bot"] in house) for r in rows)
+    assert [r["elo"] for r in rows] == sorted((r["elo"] for r in rows), reverse=True)
+    by_name = client.get(f"/api/v1/games/{game}/leaderboard", params={"sort": "bot"}).json()["rows"]
+    assert [r["bot"] for r in by_name] == sorted(r["bot"] for r in rows)
+    by_rate = client.get(f"/api/v1/games/{game}/leaderboard", params={"sort": "win_rate", "order": "asc"}).json()
+    assert [r["win_rate"] for r in by_rate["rows"]] == sorted(r["win_rate"] for r in rows)
+    assert client.get(f"/api/v1/games/{game}/leaderboard", params={"sort": "seed"}).status_code == 422
+    page = client.get(f"/games/{game}/leaderboard", params={"sort": "matches"}).text
+    assert page.count('class="interval"') == len(rows) and 'aria-sort="descending"' in page
+    assert page.count('title="house bot"') == 3
+
+
+def test_unknown_things_are_404_in_pages_and_api(client):
+    for path in ["/api/v1/games/chess/leaderboard", "/api/v1/bots/nobody", "/api/v1/matches/999999",
+                 "/api/v1/tournaments/999", "/games/chess", "/bots/nobody", "/matches/999999"]:
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert ("application/json" in response.headers["content-type"]) == path.startswith("/api/")
+
+
+def test_tournament_standings_and_crosstable_add_up(client, store):
+    t = client.get(f"/api/v1/tournaments/{store.done_tournament}").json()
+    assert t["status"] == "done" and t["done"] == t["total"] and "seed" not in t and "seed" not in t["spec"]
+    assert set(t["games"]) == set(GAMES)
+    for section in t["games"].values():
+        cross = section["crosstable"]["results"]
+        for a in cross:
+            for b, (wins, draws, losses) in cross[a].items():
+                assert cross[b][a] == [losses, draws, wins]
+        played = {s["bot"]: s["played"] for s in section["standings"]}
+        matches = section["progress"]["done"]
+        assert sum(played.values()) == sum(len(m["seats"]) for d in section["deal_groups"] for m in d["matches"])
+        assert matches == 9  # 3 pairs x 2 seatings + 1 trio x 3 seatings
+        # Duplicate format: every deal is played once per seating, each bot in each seat.
+        for deal in section["deal_groups"]:
+            seatings = [tuple(s["bot"] for s in m["seats"]) for m in deal["matches"]]
+            assert len(seatings) == len(seatings[0]) and len(set(seatings)) == len(seatings)
+    page = client.get(f"/tournaments/{store.done_tournament}").text
+    assert page.count('class="crosstable"') == len(GAMES) and "data-live" not in page.split("tournament-live")[1][:80]
+
+
+def test_finished_match_replays_every_view_exactly(client, store):
+    durak = next(m for m in client.get("/api/v1/matches", params={"status": "done", "limit": 200}).json()
+                 if m["game"] == "durak" and m["tournament_id"] == store.done_tournament and len(m["seats"]) == 2)
+    detail = client.get(f"/api/v1/matches/{durak['id']}").json()
+    assert detail["replay"] and detail["has_transcript"] and isinstance(detail["seed"], int)
+    with db.read(store.url) as c:
+        transcript = web_queries.transcript_if_allowed(c, durak["id"])
+    state = games.get("durak").new_state(transcript["num_players"], transcript["seed"], transcript["options"])
+    views = {v: frames(client.get(f"/api/v1/matches/{durak['id']}/replay", params={"view": v}).json())
+             for v in ["all", "0", "1"]}
+    for step, row in enumerate([None, *transcript["decisions"]]):
+        if row is not None:
+            state.apply(row[1], row[2])
+        assert views["all"][step] == state.to_json()["state"]
+        for seat in (0, 1):
+            assert views[str(seat)][step] == state.observation(seat)
+    assert referee_replay(transcript).outcome().scores == transcript["scores"]
+    # A seat's view holds its own hand and never the other's.
+    for step in range(len(views["0"])):
+        assert views["0"][step]["hand"] == sorted(views["all"][step]["hands"][0], key=views["0"][step]["hand"].index)
+        assert "hands" not in views["0"][step] and "stock" not in views["0"][step]
+    assert client.get(f"/api/v1/matches/{durak['id']}/replay", params={"view": "2"}).status_code == 400
+
+
+def test_a_running_match_shows_only_public_information(client, store):
+    match_id = store.running_match
+    detail = client.get(f"/api/v1/matches/{match_id}").json()
+    assert detail["status"] == "running"
+    assert not detail["replay"] and "seed" not in detail and "transcript" not in detail
+    for view in ["all", "0", "1"]:
+        assert client.get(f"/api/v1/matches/{match_id}/replay", params={"view": view}).status_code == 404
+    page = client.get(f"/matches/{match_id}").text
+    assert "only public information" in page and "seed" not in page and 'id="viewer"' not in page
+    seed = _seed(store, match_id)
+    for path in [f"/matches/{match_id}", f"/api/v1/matches/{match_id}", f"/tournaments/{store.live_tournament}",
+                 f"/api/v1/tournaments/{store.live_tournament}", "/api/v1/matches?status=running", "/",
+                 "/api/v1/tournaments", "/status", "/api/v1/status"]:
+        assert str(seed) not in client.get(path).text, path
+
+
+def test_a_finished_match_whose_deal_is_still_in_play_is_withheld(client, store):
+    match_id = store.withheld_match
+    detail = client.get(f"/api/v1/matches/{match_id}").json()
+    assert detail["status"] == "done" and not detail["replay"] and "seed" not in detail
+    assert client.get(f"/api/v1/matches/{match_id}/replay").status_code == 404
+    page = client.get(f"/matches/{match_id}").text
+    assert "withheld" in page and str(_seed(store, match_id)) not in page
+
+
+def _seed(store, match_id: int) -> int:
+    import sqlalchemy as sa
+
+    from arena.store.queries import match_t
+
+    with db.read(store.url) as c:
+        return c.execute(sa.select(match_t.c.seed).where(match_t.c.id == match_id)).scalar_one()
+
+
+def test_bot_page_has_history_opponents_and_strikes(client, store):
+    heuristic = client.get("/api/v1/bots/heuristic").json()
+    assert {r["game"] for r in heuristic["ratings"]} >= set(GAMES)
+    for game in GAMES:
+        points = heuristic["history"][game]
+        rating = next(r for r in heuristic["ratings"] if r["game"] == game)
+        assert points[0]["elo"] == 1500 and points[-1]["elo"] == pytest.approx(rating["elo"])
+    met = {(o["game"], o["opponent"]): o for o in heuristic["opponents"]}
+    random_bot = {(o["game"], o["opponent"]): o for o in client.get("/api/v1/bots/random").json()["opponents"]}
+    for (game, other), o in met.items():
+        if other == "random":
+            mirror = random_bot[(game, "heuristic")]
+            assert (o["wins"], o["draws"], o["losses"]) == (mirror["losses"], mirror["draws"], mirror["wins"])
+    flaky = client.get("/api/v1/bots/flaky").json()
+    assert flaky["kind"] == "external" and len(flaky["faults"]) == 2
+    for fault in flaky["faults"]:
+        assert fault["strikes"] == 3 and fault["forfeited"] and fault["codes"] == {"illegal": 2, "malformed": 1}
+    page = client.get("/bots/flaky").text
+    assert "illegal ×2" in page and "malformed ×1" in page
+    assert re.search(r'<svg class="chart"', client.get("/bots/heuristic").text)
+
+
+def test_home_game_and_status_pages(client, store, monkeypatch):
+    home = client.get("/").text
+    for name in games.names():
+        assert f'href="/games/{name}"' in home
+    assert "web test in progress" in home and f'/matches/{store.running_match}"' in home
+    game = client.get("/games/durak").text
+    assert "<table>" in game and "Observation" in game and "<h2>" in game
+    monkeypatch.setenv("ARENA_DOCS_DIR", "/nonexistent")
+    assert "ARENA_DOCS_DIR" in client.get("/games/durak").text
+    status = client.get("/api/v1/status").json()
+    assert status["in_flight"] == 1 and status["queued"] >= 1 and status["redis"] == {"configured": False}
+    assert {p["process"] for p in status["processes"]} >= {"test:2"}
+    monkeypatch.setenv("ARENA_GRAFANA_URL", "http://grafana.example/d/arena")
+    assert 'href="http://grafana.example/d/arena"' in client.get("/status").text
+
+
+def test_the_api_behind_a_real_server(server, store):
+    import httpx
+
+    response = httpx.get(f"{server.url}/api/v1/games/durak/leaderboard", timeout=10)
+    assert response.status_code == 200 and response.json()["rows"][0]["rank"] == 1
+    assert httpx.get(f"{server.url}/api/v1/matches/{store.running_match}/replay", timeout=10).status_code == 404
