@@ -23,6 +23,7 @@ import logging
 import os
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -111,19 +112,29 @@ class Bot:
 
 @dataclass
 class Connection:
-    """Where and who: the gateway's address, the bot's token, TLS and backoff settings."""
+    """Where and who: the gateway's address, the bot's token, TLS and backoff settings.
+
+    TLS is on when ``root_certificates`` holds the server's CA certificate (PEM), when
+    ``tls_ca`` names a PEM file of it (default ``ARENA_TLS_CA``), or when ``tls`` is true
+    (default ``ARENA_TLS=1``): then the system's roots are trusted, for a server whose
+    certificate comes from a public CA. Otherwise the connection is plaintext."""
 
     address: str = field(default_factory=lambda: os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"))
     token: str = field(default_factory=lambda: os.environ.get("ARENA_BOT_TOKEN", ""), repr=False)
     root_certificates: bytes | None = None  # PEM; set to use TLS
+    tls_ca: str | None = field(default_factory=lambda: os.environ.get("ARENA_TLS_CA") or None)
+    tls: bool = field(default_factory=lambda: os.environ.get("ARENA_TLS") == "1")
     min_backoff: float = 0.5
     max_backoff: float = 30.0
     max_attempts: int | None = None  # None = reconnect forever
 
     def channel(self) -> grpc.aio.Channel:
         options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1)]
-        if self.root_certificates is not None:
-            credentials = grpc.ssl_channel_credentials(self.root_certificates)
+        roots = self.root_certificates
+        if roots is None and self.tls_ca:
+            roots = Path(self.tls_ca).read_bytes()
+        if roots is not None or self.tls:
+            credentials = grpc.ssl_channel_credentials(roots)  # None: the system's roots
             return grpc.aio.secure_channel(self.address, credentials, options=options)
         return grpc.aio.insecure_channel(self.address, options=options)
 
