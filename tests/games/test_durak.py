@@ -31,7 +31,12 @@ def position(
     options: dict[str, Any] | None = None,
     **extra: Any,
 ) -> DurakState:
-    """A game in the middle of a bout: ``hands`` dealt, ``stock`` (last = top) left."""
+    """A game in the middle of a bout: ``hands`` dealt, ``stock`` (last = top) left.
+
+    Unless ``options`` say otherwise the attackers add cards only once everything is beaten
+    (``throw_in_timing="after"``), so that every step is one seat's decision; the tests of
+    throw-ins during the defence ask for the default."""
+    options = {"throw_in_timing": "after", **(options or {})}
     state = GAME.new_state(len(hands), 0, options)
     assert isinstance(state, DurakState)
     state.hands = [list(h) for h in hands]
@@ -286,6 +291,79 @@ def test_the_neighbour_throws_in_and_the_defender_takes_with_throw_ins_after() -
     assert obs["known_cards"][1] == ["7C", "7S", "8C", "8D"]
     # durak 3.3: the taker may not attack; the next player attacks his left neighbour.
     assert (state.attacker, state.defender) == (2, 0)
+
+
+def test_the_neighbour_joins_in_while_the_defence_is_under_way() -> None:
+    # durak 3.4.2: "The attacker places one or more cards of the same value ... in front of
+    # the defender, who must then defend himself ... More than 2 players: The player to the
+    # left of the defender may now enter the battle by placing further cards face-up in front
+    # of the defender. The defender may only place cards with the same face value as those
+    # already on the table by now." The attackers decide together with every step of the
+    # defence, and nobody sees another's choice before all have chosen.
+    assert GAME.options["throw_in_timing"].default == "during"
+    state = position(
+        [["7C", "7D", "KS"], ["8C", "8D", "QC", "9S", "TS", "AS"], ["7S", "8H", "QD"]],
+        options={"throw_in_timing": "during"},
+    )
+    state.apply(0, "attack 7C 7D")
+    assert state.to_act() == (0, 1, 2)
+    assert state.legal_actions(2) == ["attack 7S", "done"]
+    assert state.legal_actions(0) == ["done"]
+    table = state.observation(0)["table"]
+    state.apply(1, "defend 7C 8C")
+    state.apply(2, "attack 7S")
+    assert state.to_act() == (0,)
+    assert state.observation(0)["table"] == table and state.observation(0)["hand_counts"] == [1, 6, 3]
+    state.apply(0, "done")
+    assert state.observation(0)["table"] == [
+        {"attack": "7C", "defence": "8C"}, {"attack": "7D", "defence": None}, {"attack": "7S", "defence": None},
+    ]
+    # The eight the defender laid is on the table by now: the neighbour may add an eight.
+    assert state.to_act() == (0, 1, 2) and state.legal_actions(2) == ["attack 8H", "done"]
+    for seat, action in ((2, "attack 8H"), (0, "done"), (1, "defend 7D 8D")):
+        state.apply(seat, action)
+    assert state.attacks == ["7C", "7D", "7S", "8H"] and state.defences == ["8C", "8D", None, None]
+    for seat, action in ((1, "take"), (2, "done"), (0, "done")):
+        state.apply(seat, action)
+    # durak 3.4.3: after the take the attackers are asked once more, then he picks up.
+    play(state, (0, "done"), (2, "done"))
+    assert sorted(state.hands[1]) == sorted(["QC", "9S", "TS", "AS", "7C", "7D", "7S", "8H", "8C", "8D"])
+    assert (state.attacker, state.defender) == (2, 0)
+
+
+def test_throw_ins_of_one_step_land_in_throw_in_order_while_they_fit() -> None:
+    # durak 3.4.2: "The attackers may only use as many cards for the attack as the defender
+    # holds". Two attackers adding at the same moment: the one asked first (clockwise from
+    # the main attacker) lands, the other's cards stay in his hand.
+    hands = [["7C", "KS"], ["8C", "QC"], ["7S", "AD"], ["7H", "AC"]]
+    state = position(hands, options={"throw_in_timing": "during", "throw_ins": "clockwise"})
+    state.apply(0, "attack 7C")
+    assert state.to_act() == (0, 1, 2, 3)
+    for seat, action in ((3, "attack 7H"), (2, "attack 7S"), (1, "take"), (0, "done")):
+        state.apply(seat, action)
+    # Two unbeaten cards against two in hand: no room left, he picks them up at once.
+    assert sorted(state.hands[1]) == ["7C", "7S", "8C", "QC"]
+    assert sorted(state.hands[3]) == ["7H", "AC"]
+
+
+def test_unseen_choices_of_a_step_are_chosen_anew_in_a_resample() -> None:
+    state = position(
+        [["7C", "7D", "KS"], ["8C", "8D", "QC", "9S", "TS", "AS"], ["7S", "8H", "QD"]],
+        stock=["AH", "6S", "6D", "6C"], options={"throw_in_timing": "during"},
+    )
+    state.apply(0, "attack 7C 7D")
+    state.apply(1, "defend 7C 8C")
+    state.apply(2, "attack 7S")
+    choices = set()
+    for k in range(30):
+        world = state.resample_hidden(0, random.Random(k))
+        assert isinstance(world, DurakState)
+        assert world.to_act() == (0,) and world.pending[0] is None
+        # Hidden choices, but each one its seat could have made with its resampled hand.
+        assert world.pending[1] in world._legal_actions(1) and world.pending[2] in world._legal_actions(2)
+        choices.add((world.pending[1], world.pending[2]))
+        world.apply(0, "done")
+    assert len(choices) > 1
 
 
 def test_two_players_the_attacker_attacks_again_after_a_take() -> None:

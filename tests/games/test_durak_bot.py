@@ -62,13 +62,28 @@ def test_endgame_leads_what_the_defender_cannot_beat() -> None:
     assert bot.act(obs, ["attack 6D", "attack AS"]) == "attack AS"
 
 
+def test_waits_while_the_defence_is_under_way_until_the_stock_is_gone() -> None:
+    # durak 3.5 tactics: "wait to see which card the defender plays"; beating a card leaves
+    # the room as it was, so waiting costs nothing while the stock lasts.
+    bot = DurakHeuristic(0, 1)
+    table = [{"attack": "7C", "defence": "9C"}, {"attack": "7D", "defence": None}]
+    obs = observation(phase="defend", to_act=[0, 1], hand=["7S", "9D", "KS"], table=table)
+    legal = ["attack 7S", "attack 9D", "done"]
+    assert bot.act(obs, legal) == "done"
+    endgame = observation(phase="defend", to_act=[0, 1], hand=["7S", "9D", "KS"], table=table,
+                          stock_count=0, trump_card_in_stock=False)
+    assert bot.act(endgame, legal) != "done"
+
+
 def test_heuristic_beats_random_two_players() -> None:
-    # Measured over 1000 matches (seeds 0-999): 96.5 %.
+    # Measured over 2000 matches (seeds 0-1999): 93.8 % (96.5 % when throw-ins had to wait
+    # until every card was beaten: random attackers now press during the defence too).
     result = evaluate("durak", "heuristic", "random", 2, 200, first_seed=5000)
     assert result["win_rate"] >= 0.91
 
 
 def test_heuristic_is_rarely_the_durak_at_three() -> None:
-    # Measured over 600 matches: mean rank 1.017 (the Durak ranks 3, everyone else 1).
+    # Measured over 1000 matches (seeds 0-999): mean rank 1.026 (the Durak ranks 3, everyone
+    # else 1).
     result = evaluate("durak", "heuristic", "random", 3, 90, first_seed=7000)
     assert result["mean_rank"] <= 1.12

@@ -4,7 +4,8 @@ What a steady player does (durak 3.5 tactics and common sense):
 - attack with the lowest cards, all copies of a rank at once, keeping trumps back;
 - beat each card as cheaply as possible, and take low cards rather than spend high
   trumps while the stock is still thick;
-- throw in cheap cards, and once the stock is gone unload everything it can;
+- throw in cheap cards, and once the stock is gone unload everything it can; while the
+  defence is under way it waits to see the defender's cards, until the stock is gone;
 - count cards: once the stock is empty the unseen cards are exactly in the other
   hands, so it leads cards the defender cannot beat.
 """
@@ -36,7 +37,12 @@ class DurakHeuristic(HouseBot):
             # A hand without a single trump is weak: ask for a new deal.
             return "redeal"
         if phase == "defend":
-            return self._defend(observation, legal_actions)
+            if observation["seat"] == observation["defender"]:
+                return self._defend(observation, legal_actions)
+            if observation["stock_count"]:
+                # Joining in while the defence is under way: wait and see which cards the
+                # defender spends (3.5 tactics); the room stays, as beating a card uses one.
+                return "done"
         if phase == "lead":
             return self._lead(observation, legal_actions)
         return self._throw_in(observation, legal_actions)

@@ -14,7 +14,7 @@ class Durak(Game):
 
     name = "durak"
     title = "Durak"
-    version = "1"
+    version = "2"  # 2: attackers join in while the defence is under way (throw_in_timing)
     min_players = 2
     max_players = 6
     turn_cap = 5000
@@ -29,6 +29,11 @@ class Durak(Game):
             "neighbour", ("neighbour", "clockwise", "any"),
             "who may add cards: the main attacker and the defender's left neighbour; or "
             "every other player asked clockwise; or every other player in a random order (3.4.2)",
+        ),
+        "throw_in_timing": Option(
+            "during", ("during", "after"),
+            "when the attackers may add cards: also while the defence is under way, together "
+            "with the defender's every step; or only once every card on the table is beaten (3.4.2)",
         ),
         "attack_limits": Option(
             "standard", ("standard", "5/6", "5/7"),
@@ -58,6 +63,7 @@ class Durak(Game):
     }
     test_option_sets = [
         {"pack": 52, "throw_ins": "clockwise", "attack_limits": "5/7", "later_game": "durak_attacked"},
+        {"throw_in_timing": "after", "throw_ins": "clockwise"},
         {"shoving": "on", "shove_direction": True, "trump_change": True, "throw_ins": "any"},
         {"teams": True, "shoving": "match", "later_game": "durak_deals", "redeal": False},
     ]

@@ -3,6 +3,10 @@
 A game runs in *bouts*: the main attacker leads, the defender beats each card or takes,
 and the attackers, each asked in turn, throw in more cards of the ranks on the table or
 say ``done``. Every one of those choices is a decision of its own seat (``to_act``).
+
+While the defence is under way the attackers may join in too (durak 3.4.2, option
+``throw_in_timing``): each step of the defence is then a simultaneous decision of the
+defender and the attackers, revealed together once all have chosen (``pending``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class DurakState(State):
         self.taking = False
         self.window: list[int] = []  # the attackers asked for throw-ins, in order
         self.window_pos = 0
+        self.pending: list[str | None] = [None] * n  # choices of a simultaneous defence step
         self.bout = 0
         self.discards: list[str] = []
         self.losers: list[int] = []
@@ -164,7 +169,15 @@ class DurakState(State):
         unbeaten = self.defences.count(None)
         return min(self.attack_cap() - len(self.attacks), len(self.hands[self.defender]) - unbeaten)
 
-    def _throw_in_order(self) -> list[int]:
+    def _helpers(self) -> list[int]:
+        """durak 3.4.2: "The player to the left of the defender may now enter the battle":
+        with ``throw_in_timing`` ``during``, the seats that may add cards join every step of
+        the defence while there is room, in no particular order (sorted)."""
+        if self.options["throw_in_timing"] != "during" or self.taking or self.room() <= 0:
+            return []
+        return sorted(s for s in self._throw_in_order(shuffle=False) if self.hands[s])
+
+    def _throw_in_order(self, shuffle: bool = True) -> list[int]:
         """Who may add cards, in the order they are asked (durak 3.4.2, 3.7 Team game)."""
         n, d = self.num_players, self.direction
         around = [(self.attacker + k * d) % n for k in range(1, n)]
@@ -185,7 +198,8 @@ class DurakState(State):
         others = [s for s in around if s != self.defender]
         if style == "any":
             others = [self.attacker, *others]
-            self.rng("throw-in order").shuffle(others)
+            if shuffle:
+                self.rng("throw-in order").shuffle(others)
             return others
         return [self.attacker, *others]
 
@@ -193,7 +207,8 @@ class DurakState(State):
     def _to_act(self) -> tuple[int, ...]:
         phase = self.phase
         if phase == DEFEND:
-            return (self.defender,)
+            deciding = [self.defender, *self._helpers()]
+            return tuple(sorted(s for s in deciding if self.pending[s] is None))
         if phase == THROW_IN:
             return (self.window[self.window_pos],)
         if phase == LEAD:
@@ -210,7 +225,7 @@ class DurakState(State):
         hand = self.hands[seat]
         if phase == REDEAL:
             return ["keep", "redeal"] if self.may_insist_on_redeal(seat) else ["keep"]
-        if phase == DEFEND:
+        if phase == DEFEND and seat == self.defender:
             return self._defences(hand)
         room = self.room()
         by_rank: dict[str, list[str]] = {}
@@ -219,7 +234,8 @@ class DurakState(State):
         if phase == LEAD:
             # durak 3.4.2: one or more cards of one rank.
             return ["attack " + g for same in by_rank.values() for g in groups(same, room)]
-        # durak 3.4.2: only ranks already on the table may be added.
+        # durak 3.4.2: only ranks already on the table may be added; "done" adds nothing
+        # (now, while the defence is under way).
         on_table = {c[0] for c in self.attacks}
         on_table.update(c[0] for c in self.defences if c is not None)
         out = ["done"]
@@ -262,6 +278,27 @@ class DurakState(State):
         return out
 
     def _apply(self, seat: int, action: str) -> None:
+        if self.phase == DEFEND:
+            self.pending[seat] = action
+            if not self._to_act():
+                self._resolve_defence_step()
+            return
+        self._resolve(seat, action)
+
+    def _resolve_defence_step(self) -> None:
+        """Every seat of the step has chosen: lay the throw-ins, in throw-in order while they
+        fit, then the defender's move. A shove passes the attack on before anything lands."""
+        choices, self.pending = self.pending, [None] * self.num_players
+        defence = choices[self.defender]
+        assert defence is not None
+        if not defence.startswith("shove"):
+            for helper in self._throw_in_order():
+                laid = (choices[helper] or "done").split()[1:]
+                if helper != self.defender and laid and len(laid) <= self.room():
+                    self._add_attacks(helper, laid)
+        self._resolve(self.defender, defence)
+
+    def _resolve(self, seat: int, action: str) -> None:
         words = action.split()
         verb = words[0]
         if verb == "attack":
@@ -297,11 +334,14 @@ class DurakState(State):
             # As far as the others can tell it may have been one of the dealt cards.
             self.dealt_hidden[seat] -= 1
 
-    def _lay(self, seat: int, laid: list[str]) -> None:
+    def _add_attacks(self, seat: int, laid: list[str]) -> None:
         for c in laid:
             self._play_card(seat, c)
         self.attacks.extend(laid)
         self.defences.extend([None] * len(laid))
+
+    def _lay(self, seat: int, laid: list[str]) -> None:
+        self._add_attacks(seat, laid)
         if self.phase == THROW_IN and self.taking:
             # After a take the same attacker may add another rank or say done.
             self._next_in_window()
@@ -312,10 +352,7 @@ class DurakState(State):
         if words[-1] == "reverse":
             words = words[:-1]
             self.direction = -self.direction
-        for c in words:
-            self._play_card(seat, c)
-        self.attacks.extend(words)
-        self.defences.extend([None] * len(words))
+        self._add_attacks(seat, words)
         # The shover becomes the main attacker of the bout, the next player defends.
         self.attacker = seat
         self.defender = self._opponent_after(seat, self.direction)
@@ -451,3 +488,7 @@ class DurakState(State):
             drawn = [rest.pop() for _ in range(unknown[other] - len(dealt[other]))]
             self.hands[other] = [*self.known[other], *dealt[other], *drawn]
         self.stock = [c if i in face_up else rest.pop() for i, c in enumerate(stock)]
+        for other in others:
+            if self.pending[other] is not None:
+                # Its choice in this step is unseen: any choice its new hand allows.
+                self.pending[other] = rng.choice(self._legal_actions(other))
