@@ -1,6 +1,6 @@
 """The read-only JSON API under ``/api/v1/``: the same data the pages show, for people who
-build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, browsable at
-``/api/v1/docs``.
+build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, rendered as a
+reference page at ``/api``.
 
 Nothing here reveals a match's seed, transcript or private views before the match is done
 and its deal no longer in play (``arena.web.queries.replay_allowed``); tournament seeds are

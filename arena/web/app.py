@@ -36,7 +36,9 @@ def create_app(database_url: str | None = None) -> FastAPI:
     app = FastAPI(
         title="Arena", version="1", summary="Read-only API of the arena: games, leaderboards, bots, "
         "tournaments, matches and their replays.",
-        openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None,
+        # The interactive docs FastAPI offers load their assets from a CDN; /api renders the
+        # schema on the server instead, so the reference works offline.
+        openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None,
     )
     app.state.database_url = database_url
     app.include_router(api.router)

@@ -85,6 +85,13 @@ def match_live(request: Request, match_id: int) -> HTMLResponse:
     return render(request, "_match_live.html", m=views.match(_url(request), match_id))
 
 
+@router.get("/api")
+def api_reference(request: Request) -> HTMLResponse:
+    schema = request.app.openapi()
+    endpoints = [(path, op) for path, item in schema["paths"].items() for method, op in item.items() if method == "get"]
+    return render(request, "api.html", endpoints=endpoints, info=schema["info"])
+
+
 @router.get("/status")
 def status(request: Request) -> HTMLResponse:
     return render(request, "status.html", s=views.status(_url(request)), grafana=web_settings().grafana_url)

@@ -44,6 +44,17 @@ class Store:
             return list(c.execute(query).scalars())
 
 
+def frames(data: dict) -> list[dict]:
+    """The replay API's frames expanded from their differences, as the viewer does."""
+    out, current = [], {}
+    for diff in data["frames"]:
+        current = {**current, **diff[0]}
+        for key in diff[1] if len(diff) > 1 else []:
+            del current[key]
+        out.append(current)
+    return out
+
+
 def _play_with_a_flaky_bot(url: str) -> int:
     """A tournament match where the external bot ``flaky`` answers wrong three times."""
     with db.transaction(url) as c:

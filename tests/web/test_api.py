@@ -12,18 +12,7 @@ from arena.referee import replay as referee_replay
 from arena.store import db
 from arena.web import queries as web_queries
 
-from .conftest import GAMES
-
-
-def frames(data: dict) -> list[dict]:
-    """The viewer's frames expanded from their differences, as the script does."""
-    out, current = [], {}
-    for diff in data["frames"]:
-        current = {**current, **diff[0]}
-        for key in diff[1] if len(diff) > 1 else []:
-            del current[key]
-        out.append(current)
-    return out
+from .conftest import GAMES, frames
 
 
 def test_games_and_openapi(client):
