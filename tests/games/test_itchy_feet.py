@@ -152,20 +152,29 @@ def test_faq_recycle_discard_pile_is_public() -> None:
     assert state.observation(1)["discard"] == ["umbrella", "sunscreen"]
 
 
-def trade_to_answer(give: str, want: str, responder_hand: list[str]) -> ItchyFeetState:
-    state = position([["passport_uk", give, "hiking_boots"], responder_hand],
+def offer(state: ItchyFeetState, partner: int, give: list[str], want: list[str]) -> ItchyFeetState:
+    """Seat ``state.current`` offers ``give`` to ``partner`` for cards of the kinds ``want``."""
+    me = state.current
+    play(state, (me, "trade"), (me, f"partner {partner}"))
+    play(state, *[(me, f"give {card}") for card in give])
+    play(state, *[(me, f"want {kind}") for kind in want])
+    return play(state, (me, "propose"))
+
+
+def trade_to_answer(give: list[str], want: list[str], responder_hand: list[str]) -> ItchyFeetState:
+    state = position([["passport_uk", *give, "hiking_boots"], responder_hand],
                      deck=[FILLER, "winter_coat"])
-    return play(state, (0, "trade"), (0, "partner 1"), (0, f"give {give}"), (0, f"want {want}"))
+    return offer(state, 1, give, want)
 
 
 def test_trade_face_up_with_bonus_draw() -> None:
     """Action 3: exchange cards with one player, face up; bonus: draw one more card when the
     trade you began on your turn is completed."""
-    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "umbrella"])
+    state = trade_to_answer(["sunscreen"], ["umbrella"], ["passport_usa", "umbrella"])
     assert state.to_act() == (1,)
     assert state.legal_actions(1) == ["accept umbrella", "refuse"]
     obs = state.observation(1)
-    assert obs["pending"]["give"] == "sunscreen" and obs["pending"]["want"] == ["umbrella"]
+    assert obs["pending"]["give"] == ["sunscreen"] and obs["pending"]["want"] == ["umbrella"]
     play(state, (1, "accept umbrella"))
     assert sorted(state.hands[0]) == ["hiking_boots", "passport_uk", "umbrella", "winter_coat"]
     assert sorted(state.hands[1]) == ["passport_usa", "sunscreen"]
@@ -175,25 +184,78 @@ def test_trade_face_up_with_bonus_draw() -> None:
 
 
 def test_faq_trade_numbers_may_differ() -> None:
-    """FAQ Trading: the numbers of cards need not be equal (here 1 for 2)."""
-    state = trade_to_answer("sunscreen", "phrasebook+umbrella",
+    """FAQ Trading: "The numbers of cards exchanged need not be equal. For example, you may
+    trade 3 of your cards for 2 of someone else's if both players agree." (Action 3:
+    "Exchange one or more cards with one other player.")"""
+    give = ["sunscreen", "winter_coat", "winter_coat"]
+    state = trade_to_answer(give, ["phrasebook", "umbrella"],
                             ["passport_usa", "umbrella", "phrasebook", "umbrella"])
+    assert state.observation(1)["pending"]["give"] == give
     assert state.legal_actions(1) == ["accept phrasebook umbrella", "refuse"]
     play(state, (1, "accept phrasebook umbrella"))
-    assert len(state.hands[0]) == 3 - 1 + 2 + 1  # gave 1, got 2, bonus 1
+    assert sorted(state.hands[0]) == ["hiking_boots", "passport_uk", "phrasebook", "umbrella",
+                                      "winter_coat"]  # gave 3, got 2, bonus winter_coat
+    assert sorted(state.hands[1]) == ["passport_usa", "sunscreen", "umbrella", "winter_coat",
+                                      "winter_coat"]
+    assert sorted(state.known[1]) == sorted(give)  # face up
+
+
+def test_trade_one_card_for_two_of_a_kind() -> None:
+    """Action 3: one or more cards each way; the same kind may be asked for twice."""
+    state = trade_to_answer(["sunscreen"], ["umbrella", "umbrella"],
+                            ["passport_usa", "umbrella", "umbrella", "umbrella"])
+    assert state.legal_actions(1) == ["accept umbrella umbrella", "refuse"]
+    play(state, (1, "accept umbrella umbrella"))
+    assert state.hands[0].count("umbrella") == 2
     assert sorted(state.hands[1]) == ["passport_usa", "sunscreen", "umbrella"]
+
+
+def test_an_offer_is_built_card_by_card() -> None:
+    """The offer is made one card or kind at a time, so the list of choices stays short: one
+    id per card in hand and per kind, and ``propose`` once both sides hold something. Nobody
+    asks for more cards than the partner holds, nor gives and asks for the same kind."""
+    state = position([["passport_uk", "sunscreen", "sunscreen", "umbrella"],
+                      ["passport_usa", "phrasebook"]])
+    play(state, (0, "trade"), (0, "partner 1"))
+    first = state.legal_actions(0)
+    assert "propose" not in first
+    assert [a for a in first if a.startswith("give")] == [
+        "give passport_uk", "give sunscreen", "give umbrella"]
+    assert len([a for a in first if a.startswith("want")]) == len(data.ITEMS) + 1
+    play(state, (0, "give sunscreen"), (0, "give sunscreen"))
+    assert "give sunscreen" not in state.legal_actions(0)  # both copies are offered
+    assert "want sunscreen" not in state.legal_actions(0)
+    assert "propose" not in state.legal_actions(0)  # nothing asked for yet
+    play(state, (0, "want passport"), (0, "want umbrella"))
+    legal = state.legal_actions(0)
+    assert not any(a.startswith("want") for a in legal)  # the partner holds 2 cards
+    assert "give umbrella" not in legal and "propose" in legal
+    play(state, (0, "propose"))
+    assert state.to_act() == (1,) and state.legal_actions(1) == ["refuse"]
+
+
+def test_an_offer_can_be_withdrawn() -> None:
+    """An offer being built can be dropped: like a refused one it is no action (FAQ
+    Trading), but it counts among the turn's offers."""
+    state = position([["passport_uk", "umbrella"], ["umbrella"]])
+    play(state, (0, "trade"), (0, "partner 1"), (0, "want umbrella"))
+    # the partner holds one card, asked for already; the umbrella is of the kind asked for
+    assert state.legal_actions(0) == ["give passport_uk", "withdraw"]
+    play(state, (0, "withdraw"))
+    assert state.current == 0 and state.phase == "action" and state.pending == {}
+    assert state.observation(0)["offers_left"] == MAX_OFFERS - 1
 
 
 def test_faq_trade_any_passport_can_be_asked_for() -> None:
     """FAQ Travelling: any passport will do, so a trade may ask for "a passport"."""
-    state = trade_to_answer("sunscreen", "passport", ["passport_usa", "passport_japan"])
+    state = trade_to_answer(["sunscreen"], ["passport"], ["passport_usa", "passport_japan"])
     assert state.legal_actions(1) == ["accept passport_japan", "accept passport_usa", "refuse"]
 
 
 def test_faq_refused_offer_is_no_action() -> None:
     """FAQ Trading: the trade counts only once cards changed hands; after a refusal the
     proposer may take another action (and no bonus card is drawn)."""
-    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "umbrella"])
+    state = trade_to_answer(["sunscreen"], ["umbrella"], ["passport_usa", "umbrella"])
     play(state, (1, "refuse"))
     assert state.current == 0 and state.phase == "action"
     assert sorted(state.hands[0]) == ["hiking_boots", "passport_uk", "sunscreen"]
@@ -204,14 +266,14 @@ def test_offers_per_turn_are_bounded() -> None:
     """Engine bound: at most MAX_OFFERS offers a turn, so every match ends."""
     state = position([["passport_uk", "sunscreen"], ["passport_usa", "umbrella"]])
     for _ in range(MAX_OFFERS):
-        play(state, (0, "trade"), (0, "partner 1"), (0, "give sunscreen"), (0, "want umbrella"),
-             (1, "refuse"))
+        offer(state, 1, ["sunscreen"], ["umbrella"])
+        play(state, (1, "refuse"))
     assert "trade" not in state.legal_actions(0)
 
 
 def test_responder_without_the_cards_can_only_refuse() -> None:
     """FAQ Trading: you may lie about your hand, but the traded cards must be agreed."""
-    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "phrasebook"])
+    state = trade_to_answer(["sunscreen"], ["umbrella"], ["passport_usa", "phrasebook"])
     assert state.legal_actions(1) == ["refuse"]
 
 
@@ -346,7 +408,7 @@ def test_observation_hides_other_hands_and_the_deck() -> None:
 def test_resample_keeps_cards_everyone_has_seen() -> None:
     import random
 
-    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "umbrella", "phrasebook"])
+    state = trade_to_answer(["sunscreen"], ["umbrella"], ["passport_usa", "umbrella", "phrasebook"])
     play(state, (1, "accept umbrella"))
     for k in range(10):
         other = state.resample_hidden(1, random.Random(k))
@@ -367,6 +429,6 @@ def test_faq_a_lost_passport_is_stolen_back() -> None:
 def test_faq_bonus_only_for_the_proposer_on_its_turn() -> None:
     """FAQ Trading: the bonus card is drawn only for a completed trade made on your turn:
     the partner, whose turn it is not, draws nothing."""
-    state = trade_to_answer("sunscreen", "umbrella", ["passport_usa", "umbrella", "phrasebook"])
+    state = trade_to_answer(["sunscreen"], ["umbrella"], ["passport_usa", "umbrella", "phrasebook"])
     play(state, (1, "accept umbrella"))
     assert len(state.hands[0]) == 3 + 1 and len(state.hands[1]) == 3

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_itchy_feet import FILLER, FRANCE, GERMANY, play, position
+from test_itchy_feet import FILLER, FRANCE, GERMANY, offer, play, position
 
 from arena import games
 from arena.games.itchy_feet import data
@@ -46,12 +46,24 @@ def test_events_are_never_recycled() -> None:
 
 
 def test_lost_luggage_everyone_loses_a_random_card() -> None:
-    state = table([["passport_uk", "sunscreen"], ["passport_usa", "umbrella", "exotic_pet"]],
-                  deck=[FILLER, "umbrella", "lost_luggage"])
+    """Lost Luggage (rules/DATA.md 1.4.4 E2): "Every player discards 1 random card from their
+    hand (passports may be lost)". Never a forbidden item: those leave a hand only as the
+    rulebook's "get rid of one" action."""
+    state = table([["passport_uk"], ["passport_usa", "exotic_pet"], ["umbrella", "exotic_pet"]],
+                  home=["france", "japan", "india"], deck=[FILLER, "umbrella", "lost_luggage"])
     play(state, (0, "draw"))
-    # never a passport or a forbidden item: the only losable cards go
+    assert state.hands[0] == ["umbrella"]  # the passport was the only card: lost
+    assert state.hands[1] == ["exotic_pet"]
+    assert state.hands[2] == ["exotic_pet"]
+    assert sorted(state.discard) == ["lost_luggage", "passport_uk", "passport_usa", "umbrella"]
+
+
+def test_a_passport_lost_to_the_luggage_can_be_recycled() -> None:
+    """FAQ Travelling: "If you lose your passport, you can always trade for or steal a new
+    one"; one on the discard pile can also be recycled (Action 2)."""
+    state = table([["sunscreen", "umbrella", "phrasebook"], ["x"]], discard=["passport_uk"])
+    play(state, (0, "recycle"), (0, "take passport_uk"), (0, "pay phrasebook sunscreen"))
     assert sorted(state.hands[0]) == ["passport_uk", "umbrella"]
-    assert sorted(state.hands[1]) == ["exotic_pet", "passport_usa"]
 
 
 def test_currency_exchange_is_a_simultaneous_choice() -> None:
@@ -107,7 +119,7 @@ def test_reaction_window_opens_without_a_reaction_card() -> None:
 
 def test_mousetrap_answers_a_trade_offer() -> None:
     state = table([["passport_uk", "sunscreen"], ["passport_usa", "mousetrap"]])
-    play(state, (0, "trade"), (0, "partner 1"), (0, "give sunscreen"), (0, "want umbrella"))
+    offer(state, 1, ["sunscreen"], ["umbrella"])
     assert state.legal_actions(1) == ["mousetrap", "refuse"]
     play(state, (1, "mousetrap"))
     assert state.current == 1  # the proposer's turn ended, unlike after a refusal
@@ -135,18 +147,37 @@ def test_faq_moms_credit_card_is_an_item_not_a_passport() -> None:
 
 
 def test_faq_local_guide_never_uses_the_discard_pile() -> None:
-    """FAQ: Local Guide cannot be used on the discard pile: it takes the named item from the
-    first other player clockwise who holds one, never from the pile."""
+    """FAQ: Local Guide cannot be used on the discard pile: it takes the named item from a
+    player who holds one, never from the pile."""
     state = table([["passport_uk", "local_guide"], ["passport_usa"], ["umbrella", "x"]],
                   home=["france", "japan", "india"], discard=["umbrella"])
     play(state, (0, "play local_guide umbrella"))
-    assert state.to_act() == (2,)
+    assert state.to_act() == (2,)  # the only holder: no choice to make
     play(state, (2, "allow"))
     assert sorted(state.hands[0]) == ["passport_uk", "umbrella"]
     assert state.discard == ["umbrella", "local_guide"]
     nobody = table([["passport_uk", "local_guide"], ["passport_usa"]], discard=["umbrella"])
     play(nobody, (0, "play local_guide umbrella"))
     assert nobody.hands[0] == ["passport_uk"] and nobody.current == 1
+
+
+def test_local_guide_takes_from_the_holder_the_user_picks() -> None:
+    """Local Guide (rules/DATA.md 1.4.4 S3): "Name an item; take it from any player who has
+    it (that player must give it)": the user picks among the holders, who all show one; not
+    the first holder clockwise."""
+    state = table([["passport_uk", "local_guide"], ["umbrella", "x"], ["passport_usa"],
+                   ["umbrella", "umbrella"]], home=["france", "japan", "india", "usa"])
+    play(state, (0, "play local_guide umbrella"))
+    assert state.phase == "guide" and state.to_act() == (0,)
+    assert state.legal_actions(0) == ["from 1", "from 3"]
+    assert state.observation(2)["pending"] == {"item": "umbrella", "holders": [1, 3]}
+    assert state.known[1] == ["umbrella"] and state.known[3] == ["umbrella"]
+    play(state, (0, "from 3"))
+    assert state.to_act() == (3,)  # its reaction window
+    play(state, (3, "allow"))
+    assert sorted(state.hands[0]) == ["passport_uk", "umbrella"]
+    assert state.hands[1] == ["umbrella", "x"] and state.hands[3] == ["umbrella"]
+    assert state.current == 1
 
 
 def test_faq_trading_post_only_targets_players() -> None:
@@ -183,19 +214,52 @@ def test_extra_baggage_raises_the_hand_limit() -> None:
     assert len(state.hands[0]) == 9 and state.current == 1
 
 
-def test_frequent_flyer_and_free_wifi() -> None:
+def test_frequent_flyer_draws_two() -> None:
     state = table([["passport_uk", "frequent_flyer"], ["x"]], deck=[FILLER, "umbrella", "phrasebook"])
     play(state, (0, "play frequent_flyer"))
     assert sorted(state.hands[0]) == ["passport_uk", "phrasebook", "umbrella"]
+
+
+def test_free_wifi_puts_the_rest_back_in_the_chosen_order() -> None:
+    """Free Wi-Fi (rules/DATA.md 1.4.4 S8): "Look at the top 3 cards of the draw pile, take 1,
+    put the rest back in any order." An event seen this way is not drawn, so not taken."""
     wifi = table([["passport_uk", "free_wifi"], ["x"]],
                  deck=[FILLER, "hiking_boots", "lost_luggage", "umbrella"])
     play(wifi, (0, "play free_wifi"))
     assert wifi.observation(0)["pending"]["cards"] == ["umbrella", "lost_luggage", "hiking_boots"]
     assert wifi.observation(1)["pending"]["cards"] is None
-    assert wifi.legal_actions(0) == ["take hiking_boots", "take umbrella"]
-    play(wifi, (0, "take umbrella"))
+    assert wifi.legal_actions(0) == [
+        "take hiking_boots top=lost_luggage,umbrella", "take hiking_boots top=umbrella,lost_luggage",
+        "take umbrella top=hiking_boots,lost_luggage", "take umbrella top=lost_luggage,hiking_boots"]
+    play(wifi, (0, "take umbrella top=hiking_boots,lost_luggage"))
     assert sorted(wifi.hands[0]) == ["passport_uk", "umbrella"]
-    assert sorted(wifi.deck) == sorted([FILLER, "hiking_boots", "lost_luggage"])
+    assert wifi.deck == [FILLER, "lost_luggage", "hiking_boots"]  # top = end
+    # the player knows the top of the deck until it is drawn; nobody else does
+    assert wifi.observation(0)["deck_top"] == ["hiking_boots", "lost_luggage"]
+    assert wifi.observation(1)["deck_top"] == []
+    play(wifi, (1, "draw"))
+    assert "hiking_boots" in wifi.hands[1]
+    assert wifi.observation(0)["deck_top"] == ["lost_luggage"]
+
+
+def test_free_wifi_top_cards_survive_the_players_resample() -> None:
+    """The cards a Free Wi-Fi put back are known to that player, so its resampled worlds keep
+    them on top; another player's worlds re-deal them, and the peeker then knows the new top."""
+    import random
+
+    wifi = table([["passport_uk", "free_wifi"], ["x", "y"]],
+                 deck=["power_adapter", FILLER, "phrasebook", "hiking_boots", "winter_coat",
+                       "umbrella"])
+    play(wifi, (0, "play free_wifi"), (0, "take umbrella top=hiking_boots,winter_coat"))
+    for k in range(8):
+        mine = wifi.resample_hidden(0, random.Random(k))
+        assert isinstance(mine, ItchyFeetState)
+        assert mine.deck[-2:] == ["winter_coat", "hiking_boots"]
+        assert mine.observation(0) == wifi.observation(0)
+        theirs = wifi.resample_hidden(1, random.Random(k))
+        assert isinstance(theirs, ItchyFeetState)
+        assert theirs.observation(0)["deck_top"] == theirs.deck[-1:-3:-1]
+        assert theirs.observation(1) == wifi.observation(1)
 
 
 # ----- forbidden items --------------------------------------------------------------------
@@ -249,8 +313,8 @@ def test_faq_forbidden_items_can_be_stolen() -> None:
 def test_faq_forbidden_items_can_be_traded_away() -> None:
     """FAQ: you may trade a forbidden item away if someone agrees."""
     state = table([["passport_uk", "exotic_pet"], ["passport_usa", "umbrella"]])
-    play(state, (0, "trade"), (0, "partner 1"), (0, "give exotic_pet"), (0, "want umbrella"),
-         (1, "accept umbrella"))
+    offer(state, 1, ["exotic_pet"], ["umbrella"])
+    play(state, (1, "accept umbrella"))
     assert "exotic_pet" in state.hands[1] and "umbrella" in state.hands[0]
 
 
@@ -259,15 +323,15 @@ def test_four_postcards_win_at_once_even_off_turn() -> None:
     """Postcards: whoever collects 4 wins immediately, even when it is not their turn."""
     cards = ["postcard_paris", "postcard_rio", "postcard_tokyo"]
     state = table([["passport_uk", "postcard_cairo"], ["passport_usa", *cards, "umbrella"]])
-    play(state, (0, "trade"), (0, "partner 1"), (0, "give postcard_cairo"),
-         (0, "want umbrella"), (1, "accept umbrella"))
+    offer(state, 1, ["postcard_cairo"], ["umbrella"])
+    play(state, (1, "accept umbrella"))
     assert state.is_terminal() and state.winner == 1
     assert state.outcome().ranks == [2, 1]
 
 
 def test_postcards_can_be_asked_for() -> None:
     state = table([["passport_uk", "sunscreen"], ["passport_usa", "postcard_rio"]])
-    play(state, (0, "trade"), (0, "partner 1"), (0, "give sunscreen"), (0, "want postcard"))
+    offer(state, 1, ["sunscreen"], ["postcard"])
     assert state.legal_actions(1) == ["accept postcard_rio", "refuse"]
 
 
@@ -331,8 +395,8 @@ def test_diplomat_draws_the_bonus_on_another_players_turn() -> None:
     state = with_character(table([["passport_uk", "sunscreen"], ["passport_usa", "umbrella"]]),
                            1, "diplomat")
     state.deck = [FILLER, "phrasebook", "hiking_boots"]
-    play(state, (0, "trade"), (0, "partner 1"), (0, "give sunscreen"), (0, "want umbrella"),
-         (1, "accept umbrella"))
+    offer(state, 1, ["sunscreen"], ["umbrella"])
+    play(state, (1, "accept umbrella"))
     assert sorted(state.hands[1]) == ["passport_usa", "phrasebook", "sunscreen"]
 
 

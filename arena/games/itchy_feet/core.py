@@ -87,6 +87,9 @@ class Core(State):
         rng.shuffle(deck)
         self.deck: list[str] = deck  # top of the deck is the end of the list
         self.discard: list[str] = []  # public (FAQ: look through it at any time)
+        # The top cards of the deck that one player knows, top first: those a Free Wi-Fi
+        # put back, until they are drawn.
+        self.peek: dict[str, Any] = {"seat": None, "cards": []}
         self.events: list[str] = []  # drawn events waiting to be resolved
         self.exchange: list[str | None] = [None] * n  # Currency Exchange choices
         self.exchanging: list[bool] = [False] * n
@@ -161,6 +164,8 @@ class Core(State):
             if not self.deck:
                 return None
         card = self.deck.pop()
+        if self.peek["cards"]:
+            self.peek["cards"].pop(0)
         if not self.deck:
             self._reshuffle()
         return card
@@ -297,9 +302,10 @@ class Core(State):
         return scores
 
     def _resample(self, seat: int, rng: random.Random) -> None:
-        """Re-deal every card ``seat`` has not seen: the deck, the unknown part of the other
-        hands, the others' Currency Exchange choices, Free Wi-Fi cards shown to another
-        player, and the order of the bucket-list pile under its face-up top card."""
+        """Re-deal every card ``seat`` has not seen: the deck (but the top cards its own Free
+        Wi-Fi put back), the unknown part of the other hands, the others' Currency Exchange
+        choices, Free Wi-Fi cards shown to another player, and the order of the bucket-list
+        pile under its face-up top card."""
         sees_hand = {seat}
         if self.phase == "post" and self.current == seat:
             sees_hand.add(self.pending["target"])  # Trading Post shows the target's hand
@@ -330,7 +336,8 @@ class Core(State):
         """One random deal of the unseen cards; False (state untouched) if ``payer`` could
         not pay ``cost`` with it."""
         n = self.num_players
-        pool = list(self.deck)
+        known_top: list[str] = self.peek["cards"] if self.peek["seat"] == seat else []
+        pool = self.deck[:len(self.deck) - len(known_top)]
         fresh: list[list[str]] = []
         for s in range(n):
             if s in sees_hand:
@@ -359,5 +366,8 @@ class Core(State):
                 self.exchange[s] = pool.pop()
         if wifi_hidden:
             self.pending["cards"] = [pool.pop() for _ in self.pending["cards"]]
-        self.deck = pool
+        self.deck = pool + known_top[::-1]
+        if not known_top:
+            # whoever peeked knows the new top cards instead
+            self.peek["cards"] = self.deck[::-1][:len(self.peek["cards"])]
         return True

@@ -39,6 +39,11 @@ NAMES: dict[str, str] = {
 KIND: dict[str, str] = {c: c for c in (*ITEMS, *SPECIALS, *FORBIDDEN, *EVENTS)}
 KIND.update({c: "passport" for c in PASSPORTS})
 KIND.update({c: "postcard" for c in POSTCARDS})
+# How many cards of each kind the game has: a trade never asks for more than that.
+KIND_COUNT: dict[str, int] = {
+    kind: sum(ITEM_COPIES.get(card, 1) for card, k in KIND.items() if k == kind)
+    for kind in set(KIND.values())
+}
 
 ITEM_SET = frozenset(ITEMS)
 PASSPORT_SET = frozenset(PASSPORTS)

@@ -12,13 +12,15 @@ its own window, where ``mousetrap`` is one of the answers.
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Any
 
 from . import data
 from .core import IDLE, Core
 
-# Lost Luggage never takes these: forbidden items (FAQ) and passports (see state._payable)
-_KEPT = data.FORBIDDEN_SET | data.PASSPORT_SET
+# Lost Luggage never takes a forbidden item (FAQ: a forbidden item is never discarded but
+# to get rid of it); a passport it may take (rules/DATA.md 1.4.4 E2).
+_KEPT = data.FORBIDDEN_SET
 
 
 class Expansions(Core):
@@ -148,7 +150,7 @@ class Expansions(Core):
         if "free_wifi" in hand and (self.deck or self.discard):
             out.append("play free_wifi")
         if "local_guide" in hand:
-            out += [f"play local_guide {item}" for item in data.ITEMS]
+            out += [f"play local_guide {item}" for item in data.ITEMS]  # then: from <seat>
         others = [(seat + k) % n for k in range(1, n)]
         if "trading_post" in hand and len(hand) > 1:
             out += [f"play trading_post {o}" for o in others if self.hands[o]]
@@ -176,16 +178,21 @@ class Expansions(Core):
             self.phase = "wifi"
             self.pending = {"cards": cards}
         elif card == "local_guide":
+            # rules/DATA.md 1.4.4 S3: take the item from any player who has it, the user's
+            # pick. Every holder must give it if picked, so every holder shows one.
             item = words[2]
-            n = self.num_players
-            for k in range(1, n):
-                other = (seat + k) % n
-                if item in self.hands[other]:
-                    self.reveal(other, item)
-                    self.aim(other, {"kind": "local_guide", "item": item})
-                    return
-            self.note(f"nobody holds {item}")
-            self.end_turn()
+            holders = [o for o in range(self.num_players) if o != seat and item in self.hands[o]]
+            for other in holders:
+                self.reveal(other, item)
+            if not holders:
+                self.note(f"nobody holds {item}")
+                self.end_turn()
+            elif len(holders) == 1:
+                self.guide_from(holders[0], item)
+            else:
+                self.note(f"seats {' '.join(map(str, holders))} hold {item}")
+                self.phase = "guide"
+                self.pending = {"item": item, "holders": holders}
         elif card == "trading_post":
             self.aim(int(words[2]), {"kind": "trading_post"})
         elif card == "poorly_drawn_map":
@@ -201,15 +208,33 @@ class Expansions(Core):
             else:
                 self.aim(int(words[2]), {"kind": "map"})
 
-    def wifi_take(self, seat: int, card: str) -> None:
-        """Free Wi-Fi: keep one of the three, shuffle the rest back (keeps the deck order
-        secret from everyone, the player included)."""
-        rest = list(self.pending["cards"])
+    def guide_from(self, target: int, item: str | None = None) -> None:
+        """Local Guide: ``target``, a holder, is asked for the item (its reaction window)."""
+        item = item or self.pending["item"]
+        self.aim(target, {"kind": "local_guide", "item": item})
+
+    def wifi_actions(self) -> list[str]:
+        """Free Wi-Fi (rules/DATA.md 1.4.4 S8): take one of the cards seen (never an event:
+        an event seen is not drawn), put the rest back on the deck in the order the player
+        chooses: ``take <card> top=<first>,<second>``, the first on top."""
+        cards: list[str] = self.pending["cards"]
+        picks = sorted({c for c in cards if c not in data.EVENT_SET}) or ["nothing"]
+        out = []
+        for pick in picks:
+            rest = list(cards)
+            if pick != "nothing":
+                rest.remove(pick)
+            orders = {",".join(order) for order in permutations(rest)}
+            out += [f"take {pick} top={order}" if order else f"take {pick}" for order in orders]
+        return out
+
+    def wifi_take(self, seat: int, card: str, order: list[str]) -> None:
+        """Free Wi-Fi: keep ``card``, put ``order`` back on top of the deck, ``order[0]``
+        uppermost. The player knows those cards until they are drawn (``peek``)."""
         if card != "nothing":
-            rest.remove(card)
             self._add(seat, card, public=False)
-        self.deck += rest
-        self.rng("wifi").shuffle(self.deck)
+        self.deck += reversed(order)
+        self.peek = {"seat": seat, "cards": list(order)}
         self.end_turn()
 
     def post_swap(self, seat: int, mine: str, theirs: str) -> None:

@@ -15,7 +15,7 @@ class ItchyFeet(Game):
 
     name = "itchy_feet"
     title = "Itchy Feet: The Travel Game"
-    version = "1"
+    version = "2"  # 2: trades of any number of cards; Lost Luggage, Free Wi-Fi, Local Guide
     min_players = 2
     max_players = 6
     turn_cap = 20_000  # room for the longest stall bound at six players

@@ -2,38 +2,23 @@
 
 Action grammar (see docs/games/itchy_feet.md for the full list):
 
-    draw | recycle, take <card>, pay <card> <card> | trade, partner <seat>, give <card>,
-    want <kind>[+<kind>] | accept <card> [<card>] | refuse | steal, victim <seat>, pay <card>
+    draw | recycle, take <card>, pay <card> <card> | steal, victim <seat>, pay <card>
+    trade, partner <seat>, give <card>... want <kind>... propose|withdraw | accept <card>... | refuse
     visit <country> [card=<item>] | dispose <forbidden> with=<card> | smuggle <card> to=<seat>
     play <special> [...] | allow | mousetrap | insurance | discard <card> | exchange <card>
-    take <card> | swap <card> for=<card> | steal_country <seat> <country> pay=<item> | pass
+    take <card> [top=<card>,...] | swap <card> for=<card> | steal_country <seat> <country> pay=<item>
+    pass
 """
 
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
+from collections import Counter
+from itertools import chain, combinations, product
 from typing import Any
 
 from . import data
 from .core import ACTION, IDLE, MAX_OFFERS, PAYABLE
 from .expansions import Expansions
-
-# What a trade can ask for in pairs: the kinds a traveller needs most.
-_PAIR_KINDS = sorted((*data.ITEMS, "passport"))
-_PAIRS = tuple(f"{a}+{b}" for a, b in combinations_with_replacement(_PAIR_KINDS, 2))
-
-
-def _wants(postcards: bool, specials: bool) -> tuple[str, ...]:
-    """Every ``want`` a proposer can name: one kind, or two of the pair kinds."""
-    kinds = [*data.ITEMS, "passport"]
-    if postcards:
-        kinds.append("postcard")
-    if specials:
-        kinds += data.SPECIALS
-    return (*(f"want {k}" for k in kinds), *(f"want {p}" for p in _PAIRS))
-
-
-_WANTS = {(p, s): _wants(p, s) for p in (False, True) for s in (False, True)}
 
 
 class ItchyFeetState(Expansions):
@@ -67,10 +52,8 @@ class ItchyFeetState(Expansions):
             verb = "partner" if self.pending["for"] == "trade" else "victim"
             return [f"{verb} {o}" for o in range(self.num_players)
                     if o != seat and self.hands[o]]
-        if phase == "give":
-            return [f"give {c}" for c in set(hand)]
-        if phase == "want":
-            return self._want_actions()
+        if phase == "offer":
+            return self._offer_actions(seat)
         if phase == "take":
             return [f"take {c}" for c in set(self.discard) if c not in data.EVENT_SET]
         if phase == "pay":
@@ -84,8 +67,9 @@ class ItchyFeetState(Expansions):
         if phase == "exchange":
             return [f"exchange {c}" for c in set(hand)]
         if phase == "wifi":
-            picks = {c for c in self.pending["cards"] if c not in data.EVENT_SET}
-            return [f"take {c}" for c in picks] or ["take nothing"]
+            return self.wifi_actions()
+        if phase == "guide":
+            return [f"from {o}" for o in self.pending["holders"]]
         if phase == "post":
             theirs = set(self.hands[self.pending["target"]])
             return [f"swap {m} for={t}" for m in set(hand) for t in theirs]
@@ -107,7 +91,7 @@ class ItchyFeetState(Expansions):
         hands = self.hands
         if any(hands[o] for o in others):
             if self.offers < MAX_OFFERS and hand:
-                out.append("trade")  # then: partner <seat>, give <card>, want <kinds>
+                out.append("trade")  # then: partner <seat>, give/want cards, propose
             if can_pay or self.characters[seat] == "pickpocket":
                 out.append("steal")  # then: victim <seat>, pay <card>
         out += self._visit_actions(seat)
@@ -167,10 +151,37 @@ class ItchyFeetState(Expansions):
                         out.append(f"steal_country {o} {country} pay={item}")
         return out
 
-    def _want_actions(self) -> list[str]:
-        give_kind = data.KIND[self.pending["give"]]
-        key = (self.options["postcards"], self.options["specials"])
-        return [a for a in _WANTS[key] if a != "want " + give_kind]
+    def _wantable(self) -> list[str]:
+        """The kinds a proposer can ask for: items, a passport (any will do, FAQ), and the
+        postcards and special items when in play."""
+        kinds = [*data.ITEMS, "passport"]
+        if self.options["postcards"]:
+            kinds.append("postcard")
+        if self.options["specials"]:
+            kinds += data.SPECIALS
+        return kinds
+
+    def _offer_actions(self, seat: int) -> list[str]:
+        """Action 3, "exchange one or more cards": the proposer adds its own cards (``give``)
+        and the kinds of card it asks for (``want``) one at a time, then ``propose``s. The
+        list stays short: one id per distinct card or kind. Nobody gives and asks for the
+        same kind (that would only fish for the bonus card), and nobody asks for more cards
+        than the partner holds or than the game has of that kind. ``withdraw`` drops the
+        offer, as a refusal would."""
+        pending = self.pending
+        give: list[str] = pending["give"]
+        want: list[str] = pending["want"]
+        hand = self.hands[seat]
+        given_kinds = {data.KIND[c] for c in give}
+        out = [f"give {c}" for c in set(hand)
+               if hand.count(c) > give.count(c) and data.KIND[c] not in want]
+        if len(want) < len(self.hands[pending["to"]]):
+            out += [f"want {k}" for k in self._wantable()
+                    if k not in given_kinds and want.count(k) < data.KIND_COUNT[k]]
+        if give and want:
+            out.append("propose")
+        out.append("withdraw")
+        return out
 
     def _pay_actions(self, seat: int) -> list[str]:
         payable = sorted(c for c in self.hands[seat] if c in PAYABLE)
@@ -183,22 +194,17 @@ class ItchyFeetState(Expansions):
         return list(out)
 
     def _respond_actions(self, seat: int) -> list[str]:
+        """The partner accepts with concrete cards of the kinds asked for, or refuses."""
         hand = self.hands[seat]
-        want = self.pending["want"]
-        out = {"refuse"}
+        out = ["refuse"]
         if "mousetrap" in hand:
-            out.add("mousetrap")
-        first = sorted({c for c in hand if data.KIND[c] == want[0]})
-        if len(want) == 1:
-            out.update(f"accept {c}" for c in first)
-        else:
-            for a in first:
-                rest = list(hand)
-                rest.remove(a)
-                for b in {c for c in rest if data.KIND[c] == want[1]}:
-                    x, y = sorted((a, b))
-                    out.add(f"accept {x} {y}")
-        return list(out)
+            out.append("mousetrap")
+        per_kind = []
+        for kind, count in Counter(self.pending["want"]).items():
+            cards = sorted(c for c in hand if data.KIND[c] == kind)
+            per_kind.append(sorted(set(combinations(cards, count))))
+        out += [" ".join(["accept", *sorted(chain(*pick))]) for pick in product(*per_kind)]
+        return out
 
     # ----- applying ---------------------------------------------------------------------
     def _apply(self, seat: int, action: str) -> None:
@@ -224,7 +230,7 @@ class ItchyFeetState(Expansions):
 
     def _do_take(self, seat: int, words: list[str]) -> None:
         if self.phase == "wifi":
-            self.wifi_take(seat, words[1])
+            self.wifi_take(seat, words[1], words[2][4:].split(",") if len(words) > 2 else [])
             return
         card = words[1]
         self.discard.remove(card)
@@ -247,19 +253,21 @@ class ItchyFeetState(Expansions):
         self.pending = {"for": "trade"}
 
     def _do_partner(self, seat: int, words: list[str]) -> None:
-        self.phase = "give"
-        self.pending = {"to": int(words[1])}
+        self.phase = "offer"
+        self.pending = {"to": int(words[1]), "give": [], "want": []}
 
     def _do_give(self, seat: int, words: list[str]) -> None:
-        self.phase = "want"
-        self.pending["give"] = words[1]
-        self.reveal(seat, words[1])  # the offered card is shown face up
+        self.pending["give"].append(words[1])
+        self.reveal(seat, words[1])  # the offered cards are shown face up
 
     def _do_want(self, seat: int, words: list[str]) -> None:
-        self.pending["want"] = words[1].split("+")
-        self.pending["from"] = seat
+        self.pending["want"].append(words[1])
+
+    def _do_propose(self, seat: int, words: list[str]) -> None:
         p = self.pending
-        self.note(f"seat {seat} offers {p['give']} to seat {p['to']} for {words[1]}")
+        p["from"] = seat
+        self.note(f"seat {seat} offers {' '.join(p['give'])} to seat {p['to']} "
+                  f"for {' '.join(p['want'])}")
         self.phase = "respond"
 
     def _do_refuse(self, seat: int, words: list[str]) -> None:
@@ -268,14 +276,20 @@ class ItchyFeetState(Expansions):
         self.phase = IDLE
         self.pending = {}
 
+    def _do_withdraw(self, seat: int, words: list[str]) -> None:
+        self.phase = IDLE
+        self.pending = {}
+
     def _do_accept(self, seat: int, words: list[str]) -> None:
         proposer = self.pending["from"]
         give = self.pending["give"]
-        self._remove(proposer, give, public=True)
+        for card in give:
+            self._remove(proposer, card, public=True)
         for card in words[1:]:
             self._remove(seat, card, public=True)
             self._add(proposer, card, public=True)
-        self._add(seat, give, public=True)
+        for card in give:
+            self._add(seat, card, public=True)
         self.note(f"seat {seat} accepts with {' '.join(words[1:])}")
         # trade bonus: the trade began on the proposer's turn
         self.draw(proposer, 1)
@@ -372,6 +386,9 @@ class ItchyFeetState(Expansions):
         if not any(self.exchanging[s] and self.exchange[s] is None for s in range(self.num_players)):
             self.exchange_done()
 
+    def _do_from(self, seat: int, words: list[str]) -> None:
+        self.guide_from(int(words[1]))
+
     def _do_swap(self, seat: int, words: list[str]) -> None:
         self.post_swap(seat, words[1], words[2][4:])
 
@@ -387,6 +404,7 @@ class ItchyFeetState(Expansions):
             "turns_since_trip": self.turns - self.last_trip,  # see the stall_rounds option
             "phase": self.phase,
             "deck_size": len(self.deck),
+            "deck_top": list(self.peek["cards"]) if self.peek["seat"] == seat else [],
             "discard": list(self.discard),
             "offers_left": MAX_OFFERS - self.offers,
             "characters": list(self.characters),
@@ -405,7 +423,7 @@ class ItchyFeetState(Expansions):
         obs["target"] = self.target(seat)
         pending: dict[str, Any] = {}
         phase = self.phase
-        if phase in ("choose", "give", "want", "respond", "react", "take", "pay"):
+        if phase in ("choose", "offer", "respond", "react", "take", "pay", "guide"):
             pending = {k: list(v) if isinstance(v, list) else v for k, v in self.pending.items()}
         elif phase == "discard":
             pending = {"seat": self.pending["seat"]}
