@@ -749,6 +749,34 @@ def test_broken_camera() -> None:
     assert state.status[1] is None and state.past[-1] == "broken_camera"
 
 
+def test_broken_camera_on_a_pile_with_bad_advice() -> None:
+    """9.3: Bad Advice is removed "if a card is played that requires you to lose the country
+    on top of your played pile (e.g. ... someone plays the Paths Cross or Broken Camera card
+    on you)". So Broken Camera may be played on a pile that carries Bad Advice: the top
+    country and the Bad Advice go, and the camera takes the free slot (6 rule 8)."""
+    hands = [["broken_camera", "uk", "uk", "uk", "uk", "uk"], ["culture"] * 5]
+    state = position(hands, trips=[[], [entry("japan"), entry("kenya", "beach")]],
+                     status=[None, {"card": "bad_timing", "by": 0}], extra_cards="near_miss")
+    assert "play broken_camera on=1" in legal(state)
+    do(state, "play broken_camera on=1")
+    do(state, "decline", seat=1)
+    assert state.trips[1] == [entry("japan")]
+    assert {"kenya", "beach", "bad_timing"} <= set(state.past)
+    assert state.to_act() == (0,)  # seat 1 missed its go
+    assert state.status[1] is None and state.past[-1] == "broken_camera"
+
+
+def test_other_pink_cards_need_a_free_slot() -> None:
+    """6 rule 8: one grey, red or pink card per pile; only losing the top country (Broken
+    Camera) clears Bad Advice, so the other pink cards still wait for a free slot."""
+    hands = [["low_battery", "broken_camera", "uk", "uk", "uk", "uk"], ["culture"] * 5]
+    state = position(hands, trips=[[], [entry("japan")]], status=[None, {"card": "bad_timing", "by": 0}])
+    assert "play low_battery on=1" not in legal(state)
+    state.status[1] = {"card": "love", "by": 0, "goes": 2}
+    state._legal = {}
+    assert not any(a.startswith("play broken_camera") for a in legal(state))
+
+
 def test_low_battery_misses_two_goes() -> None:
     state = position([["low_battery", "uk", "uk", "uk", "uk", "uk"], ["culture"] * 5], past=["near_miss"])
     do(state, "play low_battery on=1")

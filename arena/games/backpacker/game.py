@@ -20,7 +20,7 @@ class Backpacker(Game):
 
     name = "backpacker"
     title = "Backpacker"
-    version = "1"
+    version = "2"  # 2: Broken Camera may be played on a pile carrying Bad Advice (9.3)
     min_players = 2
     max_players = 6
     turn_cap = 20_000

@@ -45,6 +45,13 @@ def bonuses_blocked(state: Table, seat: int) -> bool:
     return card is not None and (card in BAD_ADVICE or card == "love")
 
 
+def pink_slot(state: Table, target: int, card: str) -> bool:
+    """Rule 8: one grey, red or pink card per pile. 9.3: Broken Camera, which takes the top
+    country, removes Bad Advice with it, so it may be played on a pile carrying Bad Advice."""
+    mine = status_card(state, target)
+    return mine is None or (card == "broken_camera" and mine in BAD_ADVICE)
+
+
 def visited(state: Table, seat: int) -> set[str]:
     return {COUNTRIES[e["country"]].continent for e in state.trips[seat]}
 
@@ -114,7 +121,7 @@ def play_actions(state: Table, seat: int) -> list[str]:
             if mine in GOOD_FOR[card]:
                 acts.append(f"play {card}")
         elif card in PINK:
-            acts.extend(f"play {card} on={t}" for t in others if state.status[t] is None)
+            acts.extend(f"play {card} on={t}" for t in others if pink_slot(state, t, card))
         elif card in ("wrong_backpack", "seek_guidance", "grapevine"):
             acts.extend(f"play {card} on={t}" for t in others if state.hands[t])
         elif card in ("reunion", "fate", "change_of_plans", "internet_cafe", "travel_the_clock",
