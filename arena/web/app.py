@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -31,6 +32,28 @@ def _error(request: Request, status: int, message: str) -> Response:
     return response
 
 
+class ServerTiming:
+    """ASGI middleware: a ``Server-Timing: app;dur=MS`` header on every response, the time
+    from the request's arrival to its response headers (what benchmarks and browsers read)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def timed(message) -> None:
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - started) * 1000
+                message["headers"] = [*message.get("headers", []), (b"server-timing", f"app;dur={ms:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
 def create_app(database_url: str | None = None) -> FastAPI:
     """The arena's web face over the store at ``database_url``."""
     app = FastAPI(
@@ -41,6 +64,7 @@ def create_app(database_url: str | None = None) -> FastAPI:
         openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None,
     )
     app.state.database_url = database_url
+    app.add_middleware(ServerTiming)
     app.include_router(api.router)
     app.include_router(pages.router, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

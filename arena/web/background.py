@@ -19,16 +19,22 @@ class BackgroundServer:
     thread: threading.Thread
 
     @property
+    def port(self) -> int:
+        """The port listened on (the one the system chose when started with port 0)."""
+        return int(self.server.servers[0].sockets[0].getsockname()[1])
+
+    @property
     def url(self) -> str:
-        return f"http://{self.server.config.host}:{self.server.config.port}"
+        return f"http://{self.server.config.host}:{self.port}"
 
     def stop(self, timeout: float = 10.0) -> None:
         self.server.should_exit = True
         self.thread.join(timeout)
 
 
-def start(app: FastAPI, host: str, port: int, timeout: float = 20.0) -> BackgroundServer:
-    """Start serving ``app`` on host:port and return once it accepts connections."""
+def start(app: FastAPI, host: str = "127.0.0.1", port: int = 0, timeout: float = 20.0) -> BackgroundServer:
+    """Start serving ``app`` on host:port (0: a free port) and return once it accepts
+    connections."""
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, name=f"arena-web-{port}", daemon=True)
     thread.start()

@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from arena import ratings
+from arena import games, ratings
 from arena.referee.transcript import FORFEITED, OK
 from arena.store.models import RatingHistory
 from arena.store.queries import (
@@ -175,12 +175,38 @@ def transcript_if_allowed(connection: Connection, match_id: int) -> dict[str, An
     return data
 
 
+def _with_status(connection: Connection, status: str) -> list[Any]:
+    """Conditions that together select the matches of ``status``, each an exact prefix of
+    the (tournament, game, status) index, so no status lookup scans the whole table.
+    Unfinished matches live only in tournaments that are not done (a tournament is marked
+    done once nothing of it is pending) and in challenges (no tournament)."""
+    scope = sa.select(tournament_t.c.id)
+    if status in PENDING:
+        scope = scope.where(tournament_t.c.status != "done")
+    tournaments = list(connection.execute(scope).scalars())
+    names = games.names()
+    where = [sa.and_(match_t.c.tournament_id.is_(None), match_t.c.game.in_(names), match_t.c.status == status)]
+    if tournaments:  # an empty IN would make SQLite scan the table
+        where.append(sa.and_(match_t.c.tournament_id.in_(tournaments), match_t.c.game.in_(names),
+                             match_t.c.status == status))
+    return where
+
+
 def match_ids(connection: Connection, status: str | None = None, limit: int = 50) -> list[int]:
     """Ids of the newest matches, optionally of one status."""
-    query = sa.select(match_t.c.id).order_by(match_t.c.id.desc()).limit(limit)
-    if status is not None:
-        query = query.where(match_t.c.status == status)
-    return list(connection.execute(query).scalars())
+    if status is None:
+        return list(connection.execute(sa.select(match_t.c.id).order_by(match_t.c.id.desc()).limit(limit)).scalars())
+    # Sorted here: with ORDER BY id and a LIMIT, SQLite may walk the whole table by id
+    # hoping to meet the rare status early, instead of seeking the index.
+    found = [i for where in _with_status(connection, status)
+             for i in connection.execute(sa.select(match_t.c.id).where(where)).scalars()]
+    return sorted(found, reverse=True)[:limit]
+
+
+def count_with_status(connection: Connection, status: str) -> int:
+    """How many matches have ``status``."""
+    return sum(connection.execute(sa.select(sa.func.count()).select_from(match_t).where(where)).scalar_one()
+               for where in _with_status(connection, status))
 
 
 def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]]:
@@ -190,12 +216,15 @@ def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]
 
 # ----- tournaments ---------------------------------------------------------------------------------
 
-def tournaments(connection: Connection, status: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
-    """Tournaments newest first (optionally of one status) with done/total per tournament.
-    The tournament seed is left out: it derives every deal."""
+def tournaments(connection: Connection, status: str | None = None, limit: int = 20,
+                exclude: str | None = None) -> list[dict[str, Any]]:
+    """Tournaments newest first (of one status, or all but ``exclude``) with done/total per
+    tournament. The tournament seed is left out: it derives every deal."""
     query = sa.select(tournament_t).order_by(tournament_t.c.id.desc()).limit(limit)
     if status is not None:
         query = query.where(tournament_t.c.status == status)
+    if exclude is not None:
+        query = query.where(tournament_t.c.status != exclude)
     rows = connection.execute(query).all()
     counts: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     if rows:
@@ -213,85 +242,117 @@ def tournaments(connection: Connection, status: str | None = None, limit: int = 
 
 
 def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40) -> dict[str, Any]:
-    """A tournament with, per game, its progress, standings, crosstable and duplicate deal
-    groups (the matches that replay one deal, side by side)."""
+    """A tournament with, per game, its progress, standings, crosstable and the first
+    ``groups_per_game`` duplicate deal groups (the matches that replay one deal, side by
+    side). Standings and crosstables are summed by the database, so a tournament of many
+    thousand matches costs a few aggregate reads."""
     row = connection.execute(sa.select(tournament_t).where(tournament_t.c.id == tournament_id)).first()
     if row is None:
         raise NotFound(f"no tournament {tournament_id}")
-    matches = connection.execute(
-        sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.seating, match_t.c.status)
-        .where(match_t.c.tournament_id == tournament_id).order_by(match_t.c.id)
-    ).all()
-    seat_rows: dict[int, dict[int, Any]] = defaultdict(dict)
-    for s in connection.execute(
-        sa.select(seat_t).join(match_t, match_t.c.id == seat_t.c.match_id)
-        .where(match_t.c.tournament_id == tournament_id)
+    in_tournament = match_t.c.tournament_id == tournament_id
+    sections: dict[str, dict[str, Any]] = {}
+    for game, status, count in connection.execute(
+        sa.select(match_t.c.game, match_t.c.status, sa.func.count()).where(in_tournament)
+        .group_by(match_t.c.game, match_t.c.status)
     ):
+        section = sections.setdefault(game, {"progress": dict.fromkeys(
+            ("done", "running", "scheduled", "failed", "cancelled", "total"), 0)})
+        section["progress"][status] = section["progress"].get(status, 0) + count
+        section["progress"]["total"] += count
+    cross = _crosstable(connection, in_tournament)
+    standings = _standings(connection, in_tournament, cross)
+    bot_ids = {b for per_game in standings.values() for b in per_game}
+    groups = {game: _deal_groups(connection, in_tournament, game, groups_per_game) for game in sections}
+    bot_ids |= {b for per_game in groups.values() for group in per_game for m in group for b in m.seating}
+    names = {b.id: b.name for b in bots_by_id(connection, list(bot_ids)).values()}
+    seat_rows: dict[int, dict[int, Any]] = defaultdict(dict)
+    shown = [m.id for per_game in groups.values() for group in per_game for m in group]
+    for s in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(shown))):
         seat_rows[s.match_id][s.seat] = s
-    names = {b.id: b.name for b in bots_by_id(connection, [b for m in matches for b in m.seating]).values()}
-    per_game: dict[str, list[Any]] = defaultdict(list)
-    for m in matches:
-        per_game[m.game].append(m)
-    games_out = {}
-    for game, game_matches in sorted(per_game.items()):
-        games_out[game] = _game_section(game_matches, seat_rows, names, groups_per_game)
+    for game, section in sections.items():
+        table = sorted(({"bot": names.get(b, str(b))} | e for b, e in standings.get(game, {}).items()),
+                       key=lambda e: (-e["pair_score"], e["mean_rank"], e["bot"]))
+        for place, entry in enumerate(table, start=1):
+            entry["place"] = place
+        order = [e["bot"] for e in table]
+        results: dict[str, dict[str, list[int]]] = {a: {} for a in order}
+        for (a, b), wdl in cross.get(game, {}).items():
+            results.setdefault(names.get(a, str(a)), {})[names.get(b, str(b))] = wdl
+        section["standings"] = table
+        section["crosstable"] = {"bots": order, "results": results}
+        section["deals"] = connection.execute(
+            sa.select(sa.func.count(sa.distinct(match_t.c.seed))).where(in_tournament, match_t.c.game == game)
+        ).scalar_one()
+        section["deal_groups"] = [
+            {"deal": number, "matches": [
+                {"id": m.id, "status": m.status,
+                 "seats": [_seat(seat, b, names, seat_rows[m.id].get(seat)) for seat, b in enumerate(m.seating)]}
+                for m in group]}
+            for number, group in enumerate(groups[game], start=1)]
     return {"id": row.id, "name": row.name, "status": row.status, "rated": row.rated,
             "created_at": row.created_at, "finished_at": row.finished_at,
-            "move_time": row.move_time, "time_bank": row.time_bank,
-            "spec": {k: v for k, v in row.spec.items() if k != "seed"},
-            "done": sum(g["progress"]["done"] + g["progress"]["failed"] + g["progress"]["cancelled"]
-                        for g in games_out.values()),
-            "total": len(matches), "games": games_out}
+            "move_time": row.move_time, "time_bank": row.time_bank, "spec": dict(row.spec),
+            "done": sum(s["progress"]["done"] + s["progress"]["failed"] + s["progress"]["cancelled"]
+                        for s in sections.values()),
+            "total": sum(s["progress"]["total"] for s in sections.values()),
+            "games": dict(sorted(sections.items()))}
 
 
-def _game_section(matches: list[Any], seat_rows: dict[int, dict[int, Any]], names: dict[int, str],
-                  groups_limit: int) -> dict[str, Any]:
-    progress = {"done": 0, "running": 0, "scheduled": 0, "failed": 0, "cancelled": 0, "total": len(matches)}
-    table: dict[str, dict[str, Any]] = {}
-    cross: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
-    groups: dict[int, list[Any]] = {}
-    for m in matches:
-        progress[m.status] = progress.get(m.status, 0) + 1
-        groups.setdefault(m.seed, []).append(m)
-        seats = seat_rows.get(m.id)
-        if m.status != "done" or not seats:
-            continue
-        for seat, s in seats.items():
-            name = names.get(s.bot_id, str(s.bot_id))
-            entry = table.setdefault(name, {"bot": name, "played": 0, "wins": 0, "rank_sum": 0, "score_sum": 0.0,
-                                            "strikes": 0, "forfeits": 0, "pair_points": 0.0, "pair_games": 0})
-            entry["played"] += 1
-            entry["wins"] += s.rank == 1
-            entry["rank_sum"] += s.rank
-            entry["score_sum"] += s.score
-            entry["strikes"] += s.strikes
-            entry["forfeits"] += bool(s.forfeited)
-            for other_seat, o in seats.items():
-                if other_seat == seat:
-                    continue
-                other = names.get(o.bot_id, str(o.bot_id))
-                column = 0 if s.rank < o.rank else 1 if s.rank == o.rank else 2
-                cross[name][other][column] += 1
-                entry["pair_points"] += (1.0, 0.5, 0.0)[column]
-                entry["pair_games"] += 1
-    standings = sorted(table.values(), key=lambda e: (-_ratio(e["pair_points"], e["pair_games"]),
-                                                      _ratio(e["rank_sum"], e["played"]), e["bot"]))
-    for place, e in enumerate(standings, start=1):
-        e["place"] = place
-        e["mean_rank"] = _ratio(e["rank_sum"], e["played"])
-        e["pair_score"] = _ratio(e["pair_points"], e["pair_games"])
-    order = [e["bot"] for e in standings]
-    deal_groups = []
-    for number, group in enumerate(groups.values(), start=1):
-        if len(deal_groups) >= groups_limit:
-            break
-        deal_groups.append({"deal": number, "matches": [
-            {"id": m.id, "status": m.status,
-             "seats": [_seat(seat, b, names, seat_rows.get(m.id, {}).get(seat)) for seat, b in enumerate(m.seating)]}
-            for m in group]})
-    return {"progress": progress, "standings": standings,
-            "crosstable": {"bots": order, "results": {a: {b: cross[a][b] for b in cross[a]} for a in order}},
-            "deal_groups": deal_groups, "deals": len(groups)}
+def _standings(connection: Connection, in_tournament: Any,
+               crosstable: dict[str, dict[tuple[int, int], list[int]]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Per game and bot: matches played, wins (rank 1), mean rank, strikes and forfeits, and
+    the share of pairwise games won (a draw counts half)."""
+    out: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for game, bot, played, wins, rank_sum, strikes, forfeits in connection.execute(
+        sa.select(match_t.c.game, seat_t.c.bot_id, sa.func.count(), sa.func.sum(sa.case((seat_t.c.rank == 1, 1), else_=0)),
+                  sa.func.sum(seat_t.c.rank), sa.func.sum(seat_t.c.strikes),
+                  sa.func.sum(sa.case((seat_t.c.forfeited, 1), else_=0)))
+        .join(match_t, match_t.c.id == seat_t.c.match_id).where(in_tournament)
+        .group_by(match_t.c.game, seat_t.c.bot_id)
+    ):
+        out[game][bot] = {"played": played, "wins": int(wins), "mean_rank": _ratio(rank_sum, played),
+                          "strikes": int(strikes), "forfeits": int(forfeits), "pair_score": 0.0}
+    for game, cross in crosstable.items():
+        totals: dict[int, list[float]] = defaultdict(lambda: [0.0, 0])
+        for (a, _b), (w, d, lo) in cross.items():
+            totals[a][0] += w + d / 2
+            totals[a][1] += w + d + lo
+        for bot, (points, pairs) in totals.items():
+            if bot in out[game]:
+                out[game][bot]["pair_score"] = _ratio(points, pairs)
+    return out
+
+
+def _crosstable(connection: Connection, in_tournament: Any) -> dict[str, dict[tuple[int, int], list[int]]]:
+    """Per game and ordered pair of bots: wins, draws and losses of the first against the
+    second, counted pair by pair within each finished match."""
+    me, them = seat_t.alias("me"), seat_t.alias("them")
+    out: dict[str, dict[tuple[int, int], list[int]]] = defaultdict(dict)
+    for game, a, b, w, d, lo in connection.execute(
+        sa.select(match_t.c.game, me.c.bot_id, them.c.bot_id,
+                  sa.func.sum(sa.case((me.c.rank < them.c.rank, 1), else_=0)),
+                  sa.func.sum(sa.case((me.c.rank == them.c.rank, 1), else_=0)),
+                  sa.func.sum(sa.case((me.c.rank > them.c.rank, 1), else_=0)))
+        .select_from(match_t.join(me, me.c.match_id == match_t.c.id)
+                     .join(them, sa.and_(them.c.match_id == match_t.c.id, them.c.seat != me.c.seat)))
+        .where(in_tournament).group_by(match_t.c.game, me.c.bot_id, them.c.bot_id)
+    ):
+        out[game][(a, b)] = [int(w), int(d), int(lo)]
+    return out
+
+
+def _deal_groups(connection: Connection, in_tournament: Any, game: str, limit: int) -> list[list[Any]]:
+    """The first ``limit`` deals of a game in schedule order, each the matches that play it."""
+    seeds = list(connection.execute(
+        sa.select(match_t.c.seed).where(in_tournament, match_t.c.game == game)
+        .group_by(match_t.c.seed).order_by(sa.func.min(match_t.c.id)).limit(limit)).scalars())
+    groups: dict[int, list[Any]] = {seed: [] for seed in seeds}
+    for m in connection.execute(
+        sa.select(match_t.c.id, match_t.c.seed, match_t.c.seating, match_t.c.status)
+        .where(in_tournament, match_t.c.game == game, match_t.c.seed.in_(seeds)).order_by(match_t.c.id)
+    ):
+        groups[m.seed].append(m)
+    return list(groups.values())
 
 
 def _ratio(a: float, b: float) -> float:
@@ -371,37 +432,35 @@ def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
 
 def rating_history(connection: Connection, bot_id: int, points: int = 300) -> dict[str, list[dict[str, Any]]]:
     """Per game, the bot's Elo after each rated match in completion order, thinned to at
-    most ``points`` points (the first and the newest always kept)."""
+    most ``points`` points (the first and the newest always kept).
+
+    Reached through the bot's seats and the (match, bot) key of the history, both indexed,
+    so the cost follows the bot's own matches, not the size of the store."""
+    rows = connection.execute(
+        sa.select(history_t.c.game, history_t.c.seq, history_t.c.match_id, history_t.c.before, history_t.c.after)
+        .select_from(seat_t.join(history_t, sa.and_(history_t.c.match_id == seat_t.c.match_id,
+                                                    history_t.c.bot_id == seat_t.c.bot_id)))
+        .where(seat_t.c.bot_id == bot_id).order_by(history_t.c.seq)
+    ).all()
+    per_game: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        per_game[row.game].append(row)
     out: dict[str, list[dict[str, Any]]] = {}
-    games = connection.execute(sa.select(rating_t.c.game).where(rating_t.c.bot_id == bot_id)).scalars().all()
-    for game in games:
-        rows = connection.execute(
-            sa.select(history_t.c.seq, history_t.c.match_id, history_t.c.before, history_t.c.after)
-            .where(history_t.c.bot_id == bot_id, history_t.c.game == game).order_by(history_t.c.seq)
-        ).all()
-        if not rows:
-            continue
-        step = max(1, -(-len(rows) // points))
-        kept = [(i, r) for i, r in enumerate(rows) if i % step == 0 or i == len(rows) - 1]
-        first = rows[0]
-        out[game] = [{"n": 0, "seq": None, "match_id": None, "elo": first.before}] + [
+    for game, game_rows in sorted(per_game.items()):
+        step = max(1, -(-len(game_rows) // points))
+        kept = [(i, r) for i, r in enumerate(game_rows) if i % step == 0 or i == len(game_rows) - 1]
+        out[game] = [{"n": 0, "seq": None, "match_id": None, "elo": game_rows[0].before}] + [
             {"n": i + 1, "seq": r.seq, "match_id": r.match_id, "elo": r.after} for i, r in kept]
     return out
 
 
 # ----- home and status -----------------------------------------------------------------------------
 
-def match_counts(connection: Connection, statuses: tuple[str, ...] = ("scheduled", "running", "failed")) -> dict[str, int]:
-    """How many matches are in each of ``statuses`` (one index range count each)."""
-    return {s: connection.execute(sa.select(sa.func.count()).select_from(match_t)
-                                  .where(match_t.c.status == s)).scalar_one() for s in statuses}
-
-
 def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]:
     """What the store tells about the pipeline: matches queued, in flight and failed, the
     processes that claimed the newest matches (workers, or ``arena serve`` when embedded),
     the last failures, and per game the newest ``window`` results' throughput and faults."""
-    counts = match_counts(connection)
+    counts = {s: count_with_status(connection, s) for s in ("scheduled", "running", "failed")}
     newest = connection.execute(
         sa.select(result_t.c.match_id, result_t.c.game, result_t.c.finished_at, result_t.c.duration_ms,
                   result_t.c.decisions).order_by(result_t.c.seq.desc()).limit(window)
@@ -410,7 +469,7 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
     claimers: dict[str, dict[str, Any]] = {}
     for claimed_by, status, started in connection.execute(
         sa.select(match_t.c.claimed_by, match_t.c.status, match_t.c.started_at)
-        .where(sa.or_(match_t.c.status == "running", match_t.c.id.in_(ids)))
+        .where(match_t.c.id.in_(ids + match_ids(connection, "running", 10_000)))
     ):
         if not claimed_by:
             continue
@@ -418,9 +477,9 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
         entry["running" if status == "running" else "recent"] += 1
         if started is not None and (entry["last_start"] is None or started > entry["last_start"]):
             entry["last_start"] = started
-    games: dict[str, dict[str, Any]] = {}
+    per_game: dict[str, dict[str, Any]] = {}
     for r in newest:
-        g = games.setdefault(r.game, {"game": r.game, "matches": 0, "duration_ms": 0.0, "decisions": 0,
+        g = per_game.setdefault(r.game, {"game": r.game, "matches": 0, "duration_ms": 0.0, "decisions": 0,
                                       "first": r.finished_at, "last": r.finished_at})
         g["matches"] += 1
         g["duration_ms"] += r.duration_ms
@@ -435,17 +494,15 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
         sa.select(result_t.c.game, sa.func.count())
         .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
         .where(result_t.c.match_id.in_(ids), seat_t.c.forfeited).group_by(result_t.c.game)).all()) if ids else {}
-    for g in games.values():
+    for g in per_game.values():
         span = (g["last"] - g["first"]).total_seconds()
         g["per_minute"] = g["matches"] * 60 / span if span > 0 else None
         g["mean_ms"] = g["duration_ms"] / g["matches"]
         g["mean_decisions"] = g["decisions"] / g["matches"]
         g["strikes"] = int(faults.get(g["game"]) or 0)
         g["forfeits"] = int(forfeits.get(g["game"]) or 0)
-    failed_ids = list(connection.execute(
-        sa.select(match_t.c.id).where(match_t.c.status == "failed").order_by(match_t.c.id.desc()).limit(10)
-    ).scalars())
+    failed_ids = match_ids(connection, "failed", 10)
     return {"queued": counts["scheduled"], "in_flight": counts["running"], "failed": counts["failed"],
             "processes": sorted(claimers.values(), key=lambda e: e["process"]),
-            "window": len(newest), "games": sorted(games.values(), key=lambda g: g["game"]),
+            "window": len(newest), "games": sorted(per_game.values(), key=lambda g: g["game"]),
             "recent_failures": match_summaries(connection, failed_ids)}

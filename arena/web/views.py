@@ -34,7 +34,7 @@ def home(url: str | None) -> dict[str, Any]:
         return {
             "games": game_list(),
             "running": web_queries.tournaments(c, "running", 10),
-            "recent": [t for t in web_queries.tournaments(c, None, 20) if t["status"] != "running"][:10],
+            "recent": web_queries.tournaments(c, None, 10, exclude="running"),
             "live": web_queries.live_matches(c, 20),
             "top": {n: [_plain(r) for r in queries.leaderboard(c, n, 3)] for n in games.names()},
         }

@@ -22,7 +22,6 @@ from arena.tournaments import create_tournament
 from arena.tournaments.play import claim_matches, play_and_record
 from arena.web.app import create_app
 from tests.platform.helpers import ScriptedPlayer
-from tests.platform.services import free_port
 
 GAMES = ["durak", "trekking_the_world", "crazy_eights"]
 
@@ -122,6 +121,6 @@ def server(app):
     """The app behind a real uvicorn server."""
     from arena.web import background
 
-    running = background.start(app, "127.0.0.1", free_port())
+    running = background.start(app)
     yield running
     running.stop()
