@@ -14,6 +14,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from arena.referee.transcript import ReplayMismatch
+
 from . import api, pages
 from .queries import NotFound
 
@@ -76,6 +78,11 @@ def create_app(database_url: str | None = None) -> FastAPI:
     @app.exception_handler(NotFound)
     def not_found(request: Request, error: NotFound) -> Response:
         return _error(request, 404, str(error.args[0]) if error.args else "not found")
+
+    @app.exception_handler(ReplayMismatch)
+    def cannot_replay(request: Request, error: ReplayMismatch) -> Response:
+        # A transcript recorded under other rules (the game's version changed since).
+        return _error(request, 409, f"this match cannot be replayed with the current rules: {error}")
 
     @app.exception_handler(ValueError)
     def bad_request(request: Request, error: ValueError) -> Response:

@@ -177,3 +177,22 @@ def test_the_api_behind_a_real_server(server, store):
     response = httpx.get(f"{server.url}/api/v1/games/durak/leaderboard", timeout=10)
     assert response.status_code == 200 and response.json()["rows"][0]["rank"] == 1
     assert httpx.get(f"{server.url}/api/v1/matches/{store.running_match}/replay", timeout=10).status_code == 404
+
+
+def test_a_transcript_of_older_rules_is_refused_not_misplayed(client, store):
+    import sqlalchemy as sa
+
+    from arena.store.queries import transcript_t
+
+    match_id = store.faulty_match
+    with db.read(store.url) as c:
+        original = c.execute(sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)).scalar_one()
+    try:
+        with db.transaction(store.url) as c:
+            c.execute(transcript_t.update().where(transcript_t.c.match_id == match_id)
+                      .values(data=original | {"version": "0"}))
+        response = client.get(f"/api/v1/matches/{match_id}/replay", params={"view": "1"})
+        assert response.status_code == 409 and "version 0" in response.json()["detail"]
+    finally:
+        with db.transaction(store.url) as c:
+            c.execute(transcript_t.update().where(transcript_t.c.match_id == match_id).values(data=original))

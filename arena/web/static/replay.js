@@ -262,7 +262,11 @@
   function load(view) {
     root.setAttribute("aria-busy", "true");
     return fetch(root.getAttribute("data-replay") + "?view=" + encodeURIComponent(view))
-      .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
+      .then(function (response) {
+        if (response.ok) return response.json();
+        return response.json().then(function (body) { return Promise.reject(body.detail); },
+                                    function () { return Promise.reject("HTTP " + response.status); });
+      })
       .then(function (got) {
         data = got;
         frames = expand(got.frames);
@@ -271,9 +275,9 @@
         root.removeAttribute("aria-busy");
         show(pos);
       })
-      .catch(function (status) {
+      .catch(function (why) {
         root.removeAttribute("aria-busy");
-        ui.decision.textContent = "The replay could not be loaded (" + status + ").";
+        ui.decision.textContent = "The replay could not be loaded: " + why;
       });
   }
 
