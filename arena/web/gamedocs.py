@@ -19,6 +19,8 @@ _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 @lru_cache(maxsize=32)
 def _render(path: Path, mtime: float) -> Markup:
     text = path.read_text(encoding="utf-8")
+    if text.startswith("# "):  # the page has its own title
+        text = text.split("\n", 1)[1] if "\n" in text else ""
     # Links between the game docs point at sibling .md files: send them to the game pages.
     for name in games.names():
         text = text.replace(f"]({name}.md", f"](/games/{name}")
