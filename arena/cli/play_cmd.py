@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         legal = state.legal_actions(seat)
         observation = state.observation(seat)
         if seat in bots:
-            action = bots[seat].act(observation, legal)
+            # A searching bot gets the sample state the referee would send it.
+            sample = house.sampler(state, seat, args.seed, state.moves)
+            action = house.decide(bots[seat], observation, legal, sample)
         else:
             action = ask_human(seat, observation, legal)
         state.apply(seat, action)

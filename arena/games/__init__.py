@@ -1,7 +1,7 @@
 """The arena's games behind one contract (see ``arena.games.base``).
 
 Every module or package directly under ``arena.games`` that is not a helper
-(``base``, ``cards``, ``house``) is a game: importing it calls ``register``. Games are
+(``base``, ``cards``, ``house``, ``search``) is a game: importing it calls ``register``. Games are
 discovered on first use, so adding a game is adding its module.
 
     >>> from arena import games
@@ -16,6 +16,7 @@ import importlib
 import pkgutil
 from typing import Any
 
+from . import search
 from .base import BadOptions, Game, IllegalAction, Option, Outcome, State, dumps
 from .house import HouseBot, RandomBot, bot_names, house_bot, register_bot
 
@@ -37,7 +38,7 @@ __all__ = [
     "register_bot",
 ]
 
-_HELPERS = {"base", "cards", "house"}
+_HELPERS = {"base", "cards", "house", "search"}
 _registry: dict[str, Game] = {}
 _discovered = False
 
@@ -49,6 +50,7 @@ def register(game: Game) -> Game:
         raise ValueError(f"two games named {game.name!r}")
     game.state_class.game = game
     _registry[game.name] = game
+    register_bot(game.name, "search", search.factory(game.name))  # search plays every game
     return game
 
 

@@ -4,14 +4,22 @@ A house bot is built per match and seat with ``(seat, seed)`` and answers
 ``act(observation, legal_actions) -> action``. It must never look at the state: only the
 observation dict and the legal action ids, the same as a bot connected over gRPC.
 
-``random`` exists for every game; each game registers its own ``heuristic``.
+A bot with ``wants_sample = True`` is also handed, as ``act(..., sample=state)``, what an
+external bot gets when it asks for a sample state: ``resample_hidden`` of the true state for
+its seat, a full state it cannot tell from the truth. ``decide`` is the one place that does so.
+
+``random`` and ``search`` (``arena.games.search``) exist for every game; each game registers
+its own ``heuristic``.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from .base import State
 
 HouseBotFactory = Callable[[int, int], "HouseBot"]
 
@@ -20,6 +28,9 @@ _bots: dict[str, dict[str, HouseBotFactory]] = {}
 
 class HouseBot:
     """Base class for house bots: keeps the seat and a seeded random stream."""
+
+    # True for bots that search: they get a sample state (see ``decide``).
+    wants_sample: ClassVar[bool] = False
 
     def __init__(self, seat: int, seed: int) -> None:
         self.seat = seat
@@ -35,6 +46,26 @@ class RandomBot(HouseBot):
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
         return self.random.choice(legal_actions)
+
+
+def decide(
+    bot: HouseBot,
+    observation: dict[str, Any],
+    legal_actions: list[str],
+    sample: Callable[[], State] | None = None,
+) -> str:
+    """Ask ``bot`` for its action. ``sample`` builds a state the bot's seat cannot tell from
+    the true one; it is called only for bots that want one, as building it costs more than a
+    whole decision of most bots."""
+    if bot.wants_sample and sample is not None:
+        return bot.act(observation, legal_actions, sample=sample())  # type: ignore[call-arg]
+    return bot.act(observation, legal_actions)
+
+
+def sampler(state: State, seat: int, seed: int, turn: int) -> Callable[[], State]:
+    """What ``decide`` hands a searching bot on decision ``turn`` of a match played with
+    ``seed``: the same sample the match runner would send (``Turn.sample``)."""
+    return lambda: state.resample_hidden(seat, random.Random(f"sample:{seed}:{turn}"))
 
 
 def register_bot(game: str, name: str, factory: HouseBotFactory) -> None:
@@ -81,7 +112,8 @@ def play(
     actions: list[tuple[int, str]] = []
     while to_act := state.to_act():
         seat = to_act[0]
-        action = players[seat].act(state.observation(seat), state.legal_actions(seat))
+        sample = sampler(state, seat, seed, len(actions))
+        action = decide(players[seat], state.observation(seat), state.legal_actions(seat), sample)
         state.apply(seat, action)
         actions.append((seat, action))
     return state, actions

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from arena import games
 from arena.games import house
 
 
@@ -96,7 +97,13 @@ class HousePlayer:
     async def act(self, turn: Turn) -> str:
         if self.think > 0:
             await asyncio.sleep(self.think)
-        return self._bot.act(turn.observation, turn.legal_actions)
+        sample = turn.sample
+        if sample is None:
+            return house.decide(self._bot, turn.observation, turn.legal_actions)
+        rules = games.get(self.game)
+        # A searching bot gets exactly what an external bot asking for a sample gets.
+        return house.decide(self._bot, turn.observation, turn.legal_actions,
+                            lambda: rules.state_from_json(sample()))
 
     async def match_ended(self, result: dict[str, Any]) -> None:
         return None

@@ -1,0 +1,227 @@
+"""``search``: the house bot that searches, the arena's bar for "a good bot", in every game.
+
+Determinized flat Monte Carlo search (perfect-information Monte Carlo over sampled worlds).
+The bot is handed what the protocol hands an external bot that asks for a sample: a full
+state its seat cannot tell apart from the true one (``resample_hidden`` of the truth, see
+``arena.referee.players.Turn.sample``). It never sees the true state. From that sample it
+deals further worlds (``resample_hidden`` of the sample), and in every world it plays each
+candidate action followed by a playout: the game's own ``heuristic`` house bot in every seat
+(or uniform random play where a game has none, or when asked), for a bounded number of
+plies, then scores the final position by the game's standings (``outcome().scores``, which
+every game keeps meaningful for an unfinished match). Every candidate meets the same worlds
+and the same playout seeds (common random numbers), so their differences are the actions'
+and not the luck's. The candidate with the best mean is played when it beats the heuristic's
+own choice by more than the noise (a paired test over the worlds); otherwise the heuristic's
+choice stands, so the search departs from a good default only for a measured gain.
+
+Budget: ``iterations`` playouts per decision, deterministic for a seed. An optional wall
+clock cap (``ARENA_SEARCH_MS`` or ``Budget.ms``) stops the search earlier on a slow machine,
+at the price of determinism: how many worlds fit then depends on the machine's load.
+
+    >>> from arena.games import house
+    >>> state, _ = house.play("durak", ["search", "random"], seed=3)
+    >>> state.is_terminal()
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from math import fsum
+from typing import Any
+
+from .base import State
+from .house import HouseBot, _bots
+
+ITERATIONS_ENV = "ARENA_SEARCH_ITERATIONS"
+MS_ENV = "ARENA_SEARCH_MS"
+ROLLOUT_ENV = "ARENA_SEARCH_ROLLOUT"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard ``search`` thinks about one decision.
+
+    ``iterations``: playouts per decision, shared among the candidates (every candidate gets
+    the same worlds). ``depth``: plies of a playout before the position is scored (None: to
+    the end of the match). ``candidates``: the most actions searched; beyond it the
+    heuristic's choice and a seeded draw of the others. ``ms``: an optional wall-clock cap
+    per decision; it makes play depend on the machine. ``rollout``: ``heuristic`` or
+    ``random`` play in the playouts."""
+
+    iterations: int = 48
+    depth: int | None = 40
+    candidates: int = 8
+    ms: float | None = None
+    rollout: str = "heuristic"
+
+    def with_env(self) -> Budget:
+        """This budget with ``ARENA_SEARCH_ITERATIONS``, ``ARENA_SEARCH_MS`` and
+        ``ARENA_SEARCH_ROLLOUT`` applied where set."""
+        changes: dict[str, Any] = {}
+        if os.environ.get(ITERATIONS_ENV):
+            changes["iterations"] = max(1, int(os.environ[ITERATIONS_ENV]))
+        if os.environ.get(MS_ENV):
+            changes["ms"] = float(os.environ[MS_ENV]) or None
+        if os.environ.get(ROLLOUT_ENV):
+            changes["rollout"] = os.environ[ROLLOUT_ENV]
+        return replace(self, **changes)
+
+
+# Playout depth per game where the default does not fit: Yaniv's standings only move when a
+# round ends, so a playout must reach the next Yaniv call; the long board games get shorter
+# looks so a decision stays affordable.
+DEFAULT_BUDGETS: dict[str, Budget] = {
+    "backpacker": Budget(iterations=8, depth=12),
+    "bastard_brag": Budget(iterations=32, depth=None),
+    "card_trip_europe": Budget(iterations=8, depth=12),
+    "crazy_eights": Budget(iterations=96, depth=None),
+    "durak": Budget(iterations=16, depth=None),
+    "itchy_feet": Budget(iterations=12, depth=20),
+    "shithead": Budget(iterations=16, depth=20),
+    "trekking_the_world": Budget(iterations=8, depth=12),
+    "yaniv": Budget(iterations=12, depth=20),
+}
+
+# The search departs from the heuristic's choice only for a gain this many standard errors
+# above nothing, and at least MIN_GAIN of a standing: the best of several noisy means is
+# flattered by the noise, and the heuristic is a good default.
+CONFIDENCE = 2.0
+MIN_GAIN = 0.02
+
+# How much the standings' margin counts beside who is ahead (each in [0, 1] and (-1, 1)).
+MARGIN_WEIGHT = 0.25
+
+
+def default_budget(game: str) -> Budget:
+    """The budget ``search`` plays ``game`` with: the game's default, then the environment."""
+    return DEFAULT_BUDGETS.get(game, Budget()).with_env()
+
+
+def standing(state: State, seat: int) -> float:
+    """How good ``state`` is for ``seat``: the share of opponents it is ahead of (ties half),
+    plus a little for the margin, from the game's scores (final or, mid-match, the fair
+    standing every game gives when the turn cap stops it)."""
+    scores = state.outcome().scores
+    mine = scores[seat]
+    total = 0.0
+    for other, theirs in enumerate(scores):
+        if other == seat:
+            continue
+        ahead = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        total += ahead + MARGIN_WEIGHT * (mine - theirs) / (abs(mine) + abs(theirs) + 1.0)
+    return total / (len(scores) - 1)
+
+
+def significant(better: list[float], base: list[float]) -> bool:
+    """True when ``better`` beats ``base`` world by world by more than ``CONFIDENCE``
+    standard errors of the mean difference (a paired test: both met the same worlds)."""
+    diffs = [b - a for b, a in zip(better, base, strict=True)]
+    if len(diffs) < 2:
+        return False
+    mean = fsum(diffs) / len(diffs)
+    spread = fsum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return mean > CONFIDENCE * math.sqrt(spread / len(diffs)) + MIN_GAIN
+
+
+PolicyFactory = Callable[[int, int], HouseBot]
+
+
+class SearchBot(HouseBot):
+    """Determinized flat Monte Carlo search over the sample state it is handed."""
+
+    wants_sample = True
+
+    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
+        super().__init__(seat, seed)
+        self.game = game
+        self.budget = budget or default_budget(game)
+        heuristic = _bots.get(game, {}).get("heuristic")
+        self.guide = heuristic(seat, seed) if heuristic is not None else None
+        # Random playouts need no observation: the cheapest look ahead there is.
+        self.policy: PolicyFactory | None = heuristic if self.budget.rollout == "heuristic" else None
+        self.playouts = 0  # over the whole match, for tests and benchmarks
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str], sample: State | None = None) -> str:
+        """The searched choice for ``observation``; ``sample`` is a state this seat cannot
+        tell from the true one. Without one there is nothing to search: the heuristic (or a
+        random legal action) answers."""
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        guess = self.guide.act(observation, legal_actions) if self.guide is not None else None
+        if sample is None:
+            return guess if guess is not None else self.random.choice(legal_actions)
+        rng = random.Random(self.random.getrandbits(64))
+        return self.search(sample, legal_actions, guess, rng)
+
+    def candidates(self, legal: list[str], guess: str | None, rng: random.Random) -> list[str]:
+        """The actions worth a search: all of them, or the heuristic's and a seeded draw."""
+        limit = max(1, self.budget.candidates)
+        if len(legal) <= limit:
+            return list(legal)
+        others = [a for a in legal if a != guess]
+        chosen = rng.sample(others, limit - (guess is not None))
+        return ([guess] if guess is not None else []) + chosen
+
+    def search(self, sample: State, legal: list[str], guess: str | None, rng: random.Random) -> str:
+        """The candidate with the best mean standing over the worlds searched, if it beats
+        the heuristic's choice by more than the noise (``CONFIDENCE`` standard errors of the
+        paired differences); else the heuristic's choice."""
+        actions = self.candidates(legal, guess, rng)
+        worlds = max(1, self.budget.iterations // len(actions))
+        stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
+        values: dict[str, list[float]] = {a: [] for a in actions}
+        world = sample
+        for index in range(worlds):
+            if index:
+                if stop is not None and time.perf_counter() >= stop:
+                    break
+                world = sample.resample_hidden(self.seat, rng)
+            playout_seed = rng.getrandbits(62)
+            for action in actions:
+                values[action].append(self.playout(world, action, playout_seed))
+        best = max(actions, key=lambda a: (fsum(values[a]), a == guess, a))
+        if guess is None or best == guess:
+            return best
+        return best if significant(values[best], values[guess]) else guess
+
+    def playout(self, world: State, action: str, seed: int) -> float:
+        """``action`` in a copy of ``world``, then the playout policy in every seat."""
+        state = world.clone()
+        state.apply(self.seat, action)
+        self.playouts += 1
+        policy = self.policy
+        bots: dict[int, HouseBot] = {}
+        dice = random.Random(seed) if policy is None else None
+        depth = self.budget.depth
+        plies = 0
+        while (to_act := state.to_act()) and (depth is None or plies < depth):
+            seat = to_act[0]
+            legal = state.legal_actions(seat)
+            if len(legal) == 1:
+                choice = legal[0]
+            elif dice is not None:
+                choice = legal[dice.randrange(len(legal))]
+            else:
+                assert policy is not None
+                bot = bots.get(seat)
+                if bot is None:
+                    bot = bots[seat] = policy(seat, seed)
+                choice = bot.act(state.observation(seat), legal)
+            state.apply(seat, choice)
+            plies += 1
+        return standing(state, self.seat)
+
+
+def factory(game: str) -> Callable[[int, int], SearchBot]:
+    """The house-bot factory for ``game``'s ``search`` bot."""
+
+    def build(seat: int, seed: int) -> SearchBot:
+        return SearchBot(game, seat, seed)
+
+    return build
