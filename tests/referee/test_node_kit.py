@@ -94,8 +94,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(address: str) -> BackgroundServer:
-    return BackgroundServer(ServerSettings(address=address, admin_token="admin-secret"))
+def start_server(address: str, tls: tuple[Path, Path] | None = None) -> BackgroundServer:
+    cert, key = tls or (None, None)
+    return BackgroundServer(ServerSettings(address=address, admin_token="admin-secret",
+                                           tls_cert=cert and str(cert), tls_key=key and str(key)))
 
 
 @pytest.fixture
@@ -125,11 +127,13 @@ def arena(server: BackgroundServer) -> Iterator[arena_pb2_grpc.ArenaStub]:
 class NodeBot:
     """A kit bot as a real Node process, its output in a file."""
 
-    def __init__(self, kit: Path, script: str, address: str, token: str, log: Path) -> None:
+    def __init__(self, kit: Path, script: str, address: str, token: str, log: Path, tls_ca: Path | None = None) -> None:
         self.log = log
         env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address}
-        env.pop("ARENA_TLS_CA", None)
         env.pop("ARENA_TLS", None)
+        env.pop("ARENA_TLS_CA", None)
+        if tls_ca is not None:
+            env["ARENA_TLS_CA"] = str(tls_ca)
         with log.open("wb") as out:
             self.process = subprocess.Popen([str(NODE), f"dist/bots/{script}.js"], cwd=kit, env=env,
                                             stdout=out, stderr=subprocess.STDOUT)
@@ -306,3 +310,29 @@ def test_a_bot_comes_back_by_itself_when_the_server_restarts(kit: Path, store: N
         bot.stop()
         if second is not None:
             second.stop()
+
+
+def test_the_bot_connects_over_tls_with_the_ca_from_arena_tls_ca(kit: Path, store: None, tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command line is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", str(key),
+                    "-out", str(cert), "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    port = free_port()
+    server = start_server(f"127.0.0.1:{port}", (cert, key))
+    credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+    bot = None
+    try:
+        with grpc.secure_channel(f"localhost:{port}", credentials) as channel:
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            reply = register(stub, "node-private")
+            bot = NodeBot(kit, "crazyEights", f"localhost:{port}", reply.token, tmp_path / "tls.log", tls_ca=cert)
+            connected(reply, bot)
+            ref = stub.Challenge(arena_pb2.ChallengeRequest(game="crazy_eights", players=["node-private", "random"]),
+                                 metadata=(("authorization", f"Bearer {reply.token}"),))
+            assert_played_cleanly(wait_done(stub, ref.match_id), "node-private")
+    finally:
+        if bot is not None:
+            bot.stop()
+        server.stop()
