@@ -4,9 +4,10 @@ from a copy of its sources; its bots run as real Node processes on the real gate
 
 Checked: the kit's copy of the protocol equals proto/; the kit's own tests pass; its random
 bot plays a rated tournament over every registered game with no strike and reaches every
-leaderboard; its Crazy 8s bot plays challenges it asked for with its own token; a refused
+leaderboard; its Crazy 8s bot plays challenges it asked for with its own token, and is
+registered, challenged and rated in a tournament through the kit's own Arena tool; a refused
 token, a newer process with the same token and a revoked token stop a bot for good; a bot
-comes back by itself when the server restarts."""
+comes back by itself when the server restarts; TLS with the CA from ARENA_TLS_CA."""
 
 from __future__ import annotations
 
@@ -162,6 +163,13 @@ class NodeBot:
         return self.output()
 
 
+def arena_tool(kit: Path, address: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The kit's command line for the Arena service (dist/tools/arena.js)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return subprocess.run([str(NODE), "dist/tools/arena.js", *args, "--address", address], cwd=kit,
+                          env={**environment, **(env or {})}, capture_output=True, text=True, timeout=120)
+
+
 def register(arena: arena_pb2_grpc.ArenaStub, name: str) -> arena_pb2.RegisterBotResponse:
     return arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner="tests"))
 
@@ -253,6 +261,33 @@ def test_the_crazy_eights_bot_plays_challenges_with_its_own_token(
     for detail in details:
         assert_played_cleanly(detail, "node-eights")
     assert "WARNING" not in output and "ERROR" not in output, output
+
+
+def test_the_crazy_eights_bot_is_rated_through_the_kits_arena_tool(
+        kit: Path, server: BackgroundServer, tmp_path: Path) -> None:
+    registered = arena_tool(kit, server.address, "register", "node-rated", "--owner", "tests")
+    assert registered.returncode == 0, registered.stderr
+    token = registered.stdout.split("token: ", 1)[1].split()[0]
+    bot = NodeBot(kit, "crazyEights", server.address, token, tmp_path / "rated.log")
+    try:
+        bot.wait_for("connected as node-rated")
+        challenge = arena_tool(kit, server.address, "challenge", "crazy_eights", "node-rated", "house:random",
+                               env={"ARENA_BOT_TOKEN": token})
+        assert challenge.returncode == 0 and ": done;" in challenge.stdout, challenge.stdout + challenge.stderr
+        played = arena_tool(kit, server.address, "tournament", "--game", "crazy_eights",
+                            "--bots", "node-rated,heuristic,random", "--repetitions", "2",
+                            env={"ARENA_ADMIN_TOKEN": "admin-secret"})
+    finally:
+        output = bot.stop()
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "done: crazy_eights 12/12" in played.stdout, played.stdout
+    rows = [line.split() for line in played.stdout.splitlines() if "node-rated" in line]
+    # rank, bot, elo, (interval), matches: in 2 of the 3 pairings, both seatings, 2 deals each
+    assert len(rows) == 1 and int(rows[0][4]) == 8, played.stdout
+    assert "WARNING" not in output and "ERROR" not in output, output
+    assert token not in output
+    board = arena_tool(kit, server.address, "leaderboard", "crazy_eights")
+    assert board.returncode == 0 and "node-rated" in board.stdout, board.stdout
 
 
 def test_a_refused_token_is_final(kit: Path, server: BackgroundServer, tmp_path: Path) -> None:

@@ -77,16 +77,26 @@ interface Settings {
   log: Logger;
 }
 
-function settingsFrom(options: ConnectionOptions): Settings {
-  const env = process.env;
-  const caFile = options.tlsCa ?? (env.ARENA_TLS_CA || undefined);
+/** The server's address from the options, else ARENA_ADDRESS, else 127.0.0.1:50051. */
+export function addressFrom(options: Pick<ConnectionOptions, "address"> = {}): string {
+  return options.address || process.env.ARENA_ADDRESS || "127.0.0.1:50051";
+}
+
+/** Channel credentials from the TLS options (defaults ARENA_TLS_CA, ARENA_TLS); plaintext without. */
+export function credentialsFrom(options: Pick<ConnectionOptions, "tlsCa" | "rootCertificates" | "tls"> = {}):
+    grpc.ChannelCredentials {
+  const caFile = options.tlsCa ?? (process.env.ARENA_TLS_CA || undefined);
   const roots = options.rootCertificates ?? (caFile ? readFileSync(caFile) : undefined);
-  const tls = roots !== undefined || (options.tls ?? env.ARENA_TLS === "1");
+  const tls = roots !== undefined || (options.tls ?? process.env.ARENA_TLS === "1");
+  // No roots with TLS on: grpc-js trusts the system's (public) roots.
+  return tls ? grpc.credentials.createSsl(roots ?? null) : grpc.credentials.createInsecure();
+}
+
+function settingsFrom(options: ConnectionOptions): Settings {
   return {
-    address: options.address || env.ARENA_ADDRESS || "127.0.0.1:50051",
-    token: options.token ?? env.ARENA_BOT_TOKEN ?? "",
-    // No roots with TLS on: grpc-js trusts the system's (public) roots.
-    credentials: tls ? grpc.credentials.createSsl(roots ?? null) : grpc.credentials.createInsecure(),
+    address: addressFrom(options),
+    token: options.token ?? process.env.ARENA_BOT_TOKEN ?? "",
+    credentials: credentialsFrom(options),
     minBackoffMs: options.minBackoffMs ?? 500,
     maxBackoffMs: options.maxBackoffMs ?? 30_000,
     maxAttempts: options.maxAttempts ?? Infinity,

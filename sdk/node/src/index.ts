@@ -7,7 +7,7 @@
  */
 export * from "./types";
 export * from "./cards";
-export { FINAL_GATEWAY_ERRORS, FINAL_STATUS, FinalError, play, run, SDK_VERSION, stderrLogger,
+export { addressFrom, credentialsFrom, FINAL_GATEWAY_ERRORS, FINAL_STATUS, FinalError, play, run, SDK_VERSION, stderrLogger,
          type ConnectionOptions, type Logger } from "./client";
 export { main } from "./cli";
 export { arena, PROTO_DIR, serviceClient } from "./proto";
