@@ -181,14 +181,23 @@ class SearchBot(HouseBot):
             if index:
                 if stop is not None and time.perf_counter() >= stop:
                     break
-                world = sample.resample_hidden(self.seat, rng)
+                world = self.world(sample, rng)
             playout_seed = rng.getrandbits(62)
             for action in actions:
                 values[action].append(self.playout(world, action, playout_seed))
         best = max(actions, key=lambda a: (fsum(values[a]), a == guess, a))
         if guess is None or best == guess:
             return best
-        return best if significant(values[best], values[guess]) else guess
+        return best if self.departs(values[best], values[guess]) else guess
+
+    def world(self, sample: State, rng: random.Random) -> State:
+        """Another world this seat cannot tell from ``sample`` (a new determinization)."""
+        return sample.resample_hidden(self.seat, rng)
+
+    def departs(self, best: list[float], guess: list[float]) -> bool:
+        """Whether the best candidate's values, world by world, justify leaving the
+        heuristic's choice, whose values are ``guess``."""
+        return significant(best, guess)
 
     def playout(self, world: State, action: str, seed: int) -> float:
         """``action`` in a copy of ``world``, then the playout policy in every seat."""
