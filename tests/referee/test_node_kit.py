@@ -41,8 +41,19 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aren
 OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET", "ENETUNREACH",
            "network request", "request to https://registry")
 
-pytestmark = pytest.mark.skipif(NODE is None or NPM is None,
-                                reason="node and npm are not installed (the Node kit needs Node >= 20)")
+
+
+def node_major() -> int:
+    if NODE is None:
+        return 0
+    version = subprocess.run([NODE, "--version"], capture_output=True, text=True, timeout=30).stdout
+    return int(version.strip().lstrip("v").split(".")[0] or 0)
+
+
+pytestmark = [
+    pytest.mark.skipif(NODE is None or NPM is None, reason="node and npm are not installed (the Node kit needs them)"),
+    pytest.mark.skipif(NODE is not None and node_major() < 18, reason="the Node kit needs Node 18 or later"),
+]
 
 
 def node_modules() -> Path:
