@@ -21,6 +21,7 @@ from arena.games.trekking_the_world.data import (
     BONUS_TOKENS,
     DESTINATIONS,
     JOURNEY_DECK,
+    LOCATION_INDEX,
     LOCATIONS,
     MIN_PLAYERS_FOR_CUBE,
     REGION_LOCATIONS,
@@ -196,9 +197,33 @@ def test_move_routes_match_a_naive_trail_search() -> None:
         start = rng.choice(LOCATIONS)
         blocked = set(rng.sample([x for x in LOCATIONS if x != start], rng.randrange(5)))
         max_len = rng.randrange(1, 7)
-        got = routes.reach(start, routes.blocked_mask(sorted(blocked)), max_len)
+        mask = routes.blocked_mask(sorted(blocked))
+        got = routes.reach(start, mask, max_len)
         want = _trail_lengths(start, blocked, max_len)
         assert {k: {d for d in range(1, 11) if v >> d & 1} for k, v in got.items()} == want
+        for end in set(LOCATIONS) - {start}:  # the one-location search of longer moves
+            found = {k for k in range(1, max_len + 1) if routes._trail_exists(
+                LOCATION_INDEX[start], routes._closed(mask), LOCATION_INDEX[end], k)}
+            assert found == want.get(end, set())
+
+
+def test_a_long_move_is_bounded_by_the_cards_not_the_map() -> None:
+    """Move step 2: "Play one or more Trek cards from your hand with a combined value that
+    EXACTLY equals the number of connections separating you from the location you are
+    moving to." Nothing caps that number but the cards: with Sheila at Christ the Redeemer,
+    Torres del Paine is 11 connections from the Acropolis, and a hand worth 11 gets there."""
+    state = position(positions=["Acropolis", "Christ_the_Redeemer"],
+                     hands=[["2B", "3C", "3M", "3P"], ["1N"]])
+    assert "Torres_del_Paine" in moves_to(state)
+    blocked = routes.blocked_mask(["Christ_the_Redeemer"])
+    assert not any(routes.trail_exists("Acropolis", blocked, "Torres_del_Paine", k)
+                   for k in range(1, 11))
+    state.apply(0, "move Torres_del_Paine")
+    assert state.legal_actions(0) == ["pay 2B,3C,3M,3P"]
+    state.apply(0, "pay 2B,3C,3M,3P")
+    assert state.positions[0] == "Torres_del_Paine" and state.hands[0] == []
+    short = position(positions=["Acropolis", "Christ_the_Redeemer"], hands=[["3C", "3M", "3P"], ["1N"]])
+    assert "Torres_del_Paine" not in moves_to(short)  # worth 9: not enough
 
 
 def test_pay_needs_exact_sum() -> None:
@@ -560,7 +585,8 @@ def test_every_location_is_named_in_the_data() -> None:
     for region, locs in REGION_LOCATIONS.items():
         assert len(locs) == 9, region
     assert len(LOCATIONS) == 54 and len(DESTINATIONS) == 48
-    assert sorted(trek.payments(["1C", "1C", "2M"], 1 << 2)) == [("1C", "1C"), ("2M",)]
+    assert sorted(trek.payments(["1C", "1C", "2M"], lambda total: total == 2)) == [
+        ("1C", "1C"), ("2M",)]
 
 
 def test_resample_keeps_the_player_to_act_able_to_pay() -> None:
@@ -568,7 +594,6 @@ def test_resample_keeps_the_player_to_act_able_to_pay() -> None:
     state = position(seat=1, phase="pay", positions=["Europe_Airport", "Old_Havana"],
                      hands=[["1C"], ["3P", "1B"]])
     state.target = "Banff"  # 3 away from Old Havana
-    state.target_lengths = 1 << 3
     for k in range(20):
         other = state.resample_hidden(0, random.Random(k))
         assert other.legal_actions(1), other.hands[1]

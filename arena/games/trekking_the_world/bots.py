@@ -141,7 +141,7 @@ class TrekkingHeuristic(HouseBot):
 
     def _cheapest_pay(self, length: int) -> tuple[str, ...] | None:
         if length not in self.pays:
-            ways = trek.payments(self.hand, 1 << length) if length > 0 else []
+            ways = trek.payments(self.hand, length.__eq__) if length > 0 else []
             self.pays[length] = min(ways, key=lambda w: (self._keep_value(w), w)) if ways else None
         return self.pays[length]
 

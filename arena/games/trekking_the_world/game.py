@@ -14,7 +14,7 @@ class TrekkingTheWorld(Game):
 
     name = "trekking_the_world"
     title = "Trekking the World"
-    version = "1"
+    version = "2"  # 2: moves longer than the map's diameter when the cards pay for them
     min_players = 2
     max_players = 5
     turn_cap = 4000

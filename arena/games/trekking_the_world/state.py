@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..base import State
@@ -43,7 +44,7 @@ from .data import (
     cubes_in_bag,
     tile_vp,
 )
-from .routes import MAX_MOVE, blocked_mask, destinations, lengths_to, reach
+from .routes import LONGEST_TRAIL, blocked_mask, destinations, reach, trail_exists
 
 PLACE, MOVE, PAY, ACTION, DRAW, JOURNEY, OVER = (
     "place", "move", "pay", "action", "draw", "journey", "over",
@@ -86,7 +87,6 @@ class TrekkingState(State):
         # turn bookkeeping
         self.can_fly = False
         self.target: str | None = None
-        self.target_lengths = 0
         self.journey: str | None = None
         self.journey_step = 0
         self.turns = 0
@@ -137,9 +137,7 @@ class TrekkingState(State):
         if self.phase == MOVE:
             return self._move_actions()
         if self.phase == PAY:
-            assert self.target is not None
-            hand = self.hands[seat]
-            return [f"pay {trek.fmt(p)}" for p in trek.payments(hand, self.target_lengths)]
+            return [f"pay {trek.fmt(p)}" for p in trek.payments(self.hands[seat], self._fits(seat))]
         if self.phase == ACTION:
             out = self._draw_actions() + self._tour_actions(0) + self._journey_actions()
             return out or ["pass"]
@@ -165,14 +163,12 @@ class TrekkingState(State):
             self.phase = ACTION
         elif verb == "move":
             self.target = rest
-            self.target_lengths = lengths_to(*self._move_sums(seat), rest)
             self.phase = PAY
         elif verb == "pay":
             self._play_cards(seat, rest.split(","))
             assert self.target is not None
             self._arrive(seat, self.target)
             self.target = None
-            self.target_lengths = 0
             self.phase = ACTION
         elif verb == "draw":
             self._draw(seat, rest)
@@ -233,7 +229,14 @@ class TrekkingState(State):
         """(position, occupied locations, totals the hand can pay) for a move."""
         position = self.positions[seat]
         assert position is not None
-        return position, blocked_mask(self._others(seat)), trek.sums_mask(self.hands[seat], MAX_MOVE)
+        return position, blocked_mask(self._others(seat)), trek.sums_mask(self.hands[seat], LONGEST_TRAIL)
+
+    def _fits(self, seat: int) -> Callable[[int], bool]:
+        """Whether a move of that many connections reaches the announced location."""
+        start, blocked, _ = self._move_sums(seat)
+        target = self.target
+        assert target is not None
+        return lambda length: trail_exists(start, blocked, target, length)
 
     def _destinations(self, seat: int) -> tuple[str, ...]:
         """Locations the seat can move to now."""
@@ -515,7 +518,7 @@ class TrekkingState(State):
         if who == seat:
             return True
         if self.phase == PAY:
-            return bool(trek.payments(self.hands[who], self.target_lengths))
+            return bool(trek.payments(self.hands[who], self._fits(who)))
         if self.phase == MOVE and not self.can_fly:
             return bool(self._destinations(who))
         return True

@@ -8,6 +8,7 @@ equal ids are equal cards. Payments are multisets, written sorted (``1C,2M``).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import product
 
@@ -36,28 +37,43 @@ def _sums(hand: tuple[str, ...], cap: int) -> int:
     return mask & ~1
 
 
-def payments(hand: list[str], lengths: int) -> list[tuple[str, ...]]:
-    """Every distinct multiset of cards from ``hand`` whose total is a length in the bit
-    mask ``lengths`` (trekking Move step 2: the numbers must EXACTLY equal the distance),
-    leaving out those that contain a smaller such multiset: the extra cards would be
-    discarded for nothing (there is no hand limit), so such a payment is never better."""
+def payments(hand: list[str], fits: Callable[[int], bool]) -> list[tuple[str, ...]]:
+    """Every distinct multiset of cards from ``hand`` whose total is a length that ``fits``
+    (trekking Move step 2: the numbers must EXACTLY equal the distance), leaving out those
+    that contain a smaller such multiset: the extra cards would be discarded for nothing
+    (there is no hand limit), so such a payment is never better. ``fits`` is asked only
+    about totals that some such multiset could have, each once."""
     kinds = sorted(Counter(hand).items())
-    top = lengths.bit_length() - 1
-    wanted = lengths & ~1
+    answers: dict[int, bool] = {}
+
+    def hits(sums: int) -> int:
+        """The totals in the bit mask ``sums`` that fit."""
+        out = 0
+        rest = sums & ~1
+        while rest:
+            low = rest & -rest
+            total = low.bit_length() - 1
+            if total not in answers:
+                answers[total] = fits(total)
+            if answers[total]:
+                out |= low
+            rest ^= low
+        return out
+
     out: list[tuple[str, ...]] = []
     chosen: list[str] = []
 
     def pick(i: int, total: int, sums: int) -> None:
         # sums: bit mask of the totals of every sub-multiset of chosen (0 included)
         if i == len(kinds):
-            if wanted >> total & 1 and not sums & wanted & ~(1 << total):
+            if hits(sums) == 1 << total and total:
                 out.append(tuple(chosen))
             return
         card, copies = kinds[i]
         value = number(card)
         pick(i + 1, total, sums)
         taken = 0
-        while taken < copies and total + value <= top and not sums & wanted:
+        while taken < copies and not hits(sums):
             taken += 1
             chosen.append(card)
             total += value
