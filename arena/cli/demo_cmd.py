@@ -10,7 +10,7 @@ import argparse
 import time
 
 from arena import games
-from arena.games import house
+from arena.games import house, search
 from arena.store import db, queries
 from arena.tournaments import create_tournament
 
@@ -20,11 +20,20 @@ from .tournament_cmd import print_status
 
 
 def lineup(game: str) -> list[str]:
-    """Three house bots for ``game``: its heuristic against two random bots, or three
-    random bots when the game has no heuristic yet."""
-    if "heuristic" in house.bot_names(game):
-        return ["heuristic", "random", "random-2"]
+    """Three house bots for ``game``, the ladder the leaderboards should show: the search,
+    its heuristic and a random bot (search and two random bots where a game has no heuristic;
+    first in the list is the one timed by ``plan_repetitions``)."""
+    names = house.bot_names(game)
+    if "heuristic" in names:
+        return ["search", "heuristic", "random"]
+    if "search" in names:
+        return ["search", "random", "random-2"]
     return ["random", "random-2", "random-3"]
+
+
+# The search thinks for at most this long a decision in the demo: its full budget would make
+# the long games take minutes. Capped by time, its play depends on the machine's load.
+DEMO_SEARCH_MS = 10.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seconds of play to aim for; repetitions per game are fitted to it")
     parser.add_argument("--max-repetitions", type=int, default=8)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
+    parser.add_argument("--search-ms", type=float, default=DEMO_SEARCH_MS,
+                        help="wall-clock cap per decision of the search bot in milliseconds (0: none, "
+                        "its iteration budget alone); ARENA_SEARCH_MS, where set, wins")
     parser.add_argument("--no-grpc", action="store_true",
                         help="skip the part where two bot processes play over the gRPC gateway")
     parser.set_defaults(func=run)
@@ -58,6 +70,11 @@ def plan_repetitions(names: list[str], budget: float, cap: int) -> dict[str, int
 
 
 def run(args: argparse.Namespace) -> int:
+    with search.time_cap(args.search_ms):
+        return play_demo(args)
+
+
+def play_demo(args: argparse.Namespace) -> int:
     names = [games.get(n.strip()).name for n in args.games.split(",") if n.strip()] or games.names()
     if not names:
         print("no games registered")

@@ -26,11 +26,12 @@ at the price of determinism: how many worlds fit then depends on the machine's l
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from math import fsum
 from typing import Any
@@ -96,6 +97,20 @@ MIN_GAIN = 0.02
 
 # How much the standings' margin counts beside who is ahead (each in [0, 1] and (-1, 1)).
 MARGIN_WEIGHT = 0.25
+
+
+@contextlib.contextmanager
+def time_cap(ms: float | None) -> Iterator[None]:
+    """Within the block, searches built in this process stop after ``ms`` milliseconds a
+    decision, unless ``ARENA_SEARCH_MS`` is set already (None or 0: no change)."""
+    if not ms or os.environ.get(MS_ENV):
+        yield
+        return
+    os.environ[MS_ENV] = f"{ms:g}"
+    try:
+        yield
+    finally:
+        os.environ.pop(MS_ENV, None)
 
 
 def default_budget(game: str) -> Budget:
