@@ -37,6 +37,7 @@ NODE, NPM = shutil.which("node"), shutil.which("npm")
 ADMIN = (("authorization", "Bearer admin-secret"),)
 # Where the installed node_modules are kept between runs, one folder per lockfile.
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arena" / "node-kit"
+UNREACHABLE: list[str] = []  # why npm ci could not reach the registry, once it has failed
 # npm's words for a registry it cannot reach (no network, no DNS, a proxy in the way).
 OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET", "ENETUNREACH",
            "network request", "request to https://registry")
@@ -57,7 +58,10 @@ pytestmark = [
 
 
 def node_modules() -> Path:
-    """The kit's dependencies, installed with `npm ci` once per lockfile."""
+    """The kit's dependencies, installed with `npm ci` once per lockfile (skips every test that
+    needs them, after one try, when the registry cannot be reached)."""
+    if UNREACHABLE:
+        pytest.skip(UNREACHABLE[0])
     lock = b"".join((KIT / name).read_bytes() for name in ("package.json", "package-lock.json"))
     target = CACHE / hashlib.sha256(lock).hexdigest()[:16]
     if (target / "node_modules" / ".package-lock.json").exists():
@@ -67,15 +71,19 @@ def node_modules() -> Path:
     for name in ("package.json", "package-lock.json"):
         shutil.copy(KIT / name, staging / name)
     try:
-        done = subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging,
+        done = subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error", "--fetch-retry-mintimeout=2000",
+                               "--fetch-retry-maxtimeout=10000"], cwd=staging,
                               capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         shutil.rmtree(staging, ignore_errors=True)
-        pytest.skip("npm ci took over 10 minutes: the npm registry is not reachable")
+        UNREACHABLE.append("npm ci took over 10 minutes: the npm registry is not reachable")
+        pytest.skip(UNREACHABLE[0])
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        if any(word in done.stdout + done.stderr for word in OFFLINE):
-            pytest.skip(f"the npm registry cannot be reached: {done.stderr.strip()[-300:]}")
+        said = [line for line in done.stderr.splitlines() if any(word in line for word in OFFLINE)]
+        if said:
+            UNREACHABLE.append(f"the npm registry cannot be reached (npm ci: {said[0].strip()})")
+            pytest.skip(UNREACHABLE[0])
         raise AssertionError(f"npm ci failed:\n{done.stdout}\n{done.stderr}")
     try:
         staging.rename(target)  # atomic: a parallel run sees a whole install or none
@@ -207,7 +215,7 @@ def assert_played_cleanly(detail: arena_pb2.MatchDetail, name: str) -> None:
     assert any(d.seat == seat for d in detail.decisions), f"{name} made no decision in {detail.summary.game}"
 
 
-def test_the_kit_carries_the_protocol_of_the_repository(kit: Path) -> None:
+def test_the_kit_carries_the_protocol_of_the_repository() -> None:
     ours = sorted(p.name for p in (ROOT / "proto" / "arena" / "v1").glob("*.proto"))
     theirs = sorted(p.name for p in (KIT / "proto" / "arena" / "v1").glob("*.proto"))
     assert ours == theirs
