@@ -205,7 +205,13 @@ class Player {
         resolve(outcome as Outcome);
       };
       const cancel = (): void => call.cancel();
-      call.on("data", (message: RefereeMessage) => this.handle(message, outcome));
+      call.on("data", (message: RefereeMessage) => {
+        try {
+          this.handle(message, outcome);
+        } catch (error) {  // an unreadable message must not end the process
+          this.log.error(`could not handle a ${message.body} message: ${describe(error)}`);
+        }
+      });
       call.on("error", () => undefined);  // the status says it all
       call.on("end", () => { readDone = true; settle(); });
       call.on("status", (status: grpc.StatusObject) => {
@@ -249,9 +255,12 @@ class Player {
         this.matches.set(match.matchId, { match, ready, answers: new Map(), deciding: new Set() });
         break;
       }
-      case "turn":
-        void this.answer(message.turn!);
+      case "turn": {
+        const turn = message.turn!;
+        this.answer(turn).catch((error) => this.log.error(
+          `could not answer match ${turn.match_id} turn ${turn.turn_id}: ${describe(error)}`));
         break;
+      }
       case "move_result": {
         const result = message.move_result!;
         if (result.code !== "OK") {

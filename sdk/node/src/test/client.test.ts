@@ -66,11 +66,11 @@ const turn = (matchId: string, turnId: string) => ({ turn: {
 test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old and new", { timeout: 20_000 }, async () => {
   const turns: Turn[] = [];
   const results: MatchResult[] = [];
-  let draws = 0;
   const bot: Bot = {
     maxMatches: 2,
     games: ["crazy_eights"],
-    act(t) { turns.push(t); return t.legalActions[1 + (draws++ % 2)]; },
+    // An action id for turn 3, an index (0, which protobuf must still send) for turn 5.
+    act(t) { turns.push(t); return t.turnId === 3 ? "play 5H" : 0; },
     onMatchEnd(result) { results.push(result); },
   };
   const server = await gateway([
@@ -120,8 +120,8 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
   assert.deepEqual(turns.map((t) => t.turnId), [3, 5]);
   assert.equal(turns[0].match.game, "crazy_eights");
   assert.deepEqual(turns[0].observation.to_act, [0]);
-  const moves = second.filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.action]);
-  assert.deepEqual(moves, [["3", "play 5H"], ["5", "play 9H"]]);
+  const moves = second.filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.choice, m.move.action ?? m.move.index]);
+  assert.deepEqual(moves, [["3", "action", "play 5H"], ["5", "index", 0]]);
   assert.deepEqual(results.map((r) => [r.match.matchId, r.match.game, r.match.seat, r.rank, r.match.tournamentId]),
                    [["m1", "crazy_eights", 0, 1, ""], ["m2", "durak", 1, 1, "4"]]);
   assert.deepEqual(results[1].match.players, ["house:heuristic", "me"]);
@@ -171,4 +171,35 @@ test("other failures are retried with backoff until maxAttempts", async () => {
 
 test("no token is final at once", async () => {
   await assert.rejects(play({ act: () => 0 }, { token: "", logger: quiet }), /no token/);
+});
+
+test("a failing act or an unreadable turn costs only that turn", { timeout: 20_000 }, async () => {
+  const errors: string[] = [];
+  const bot: Bot = {
+    act(t) {
+      if (t.turnId === 1) throw new Error("a bug in the bot");
+      return "draw";
+    },
+  };
+  const server = await gateway([async (call, received) => {
+    await until(() => find(received, "hello"), "hello");
+    call.write({ welcome: { bot_id: "1", bot_name: "me", max_matches: 1 } });
+    call.write(started("m1"));
+    call.write(turn("m1", "1"));
+    call.write({ turn: { ...turn("m1", "2").turn, observation_json: "{not json" } });
+    call.write(turn("m1", "4"));
+    await until(() => find(received, "move"), "a move");
+    call.write({ error: { code: "replaced", message: "newer" } });
+    call.end();
+  }]);
+  try {
+    await assert.rejects(play(bot, { address: server.address, token: "t", maxAttempts: 1,
+                                     logger: { ...quiet, error: (m) => errors.push(m) } }), /^FinalError: replaced/);
+  } finally {
+    server.close();
+  }
+  const moves = server.streams[0].filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.action]);
+  assert.deepEqual(moves, [["4", "draw"]]);
+  assert.ok(errors.some((e) => e.includes("act() failed in match m1") && e.includes("a bug in the bot")), errors.join("\n"));
+  assert.ok(errors.some((e) => e.includes("could not answer match m1 turn 2")), errors.join("\n"));
 });
