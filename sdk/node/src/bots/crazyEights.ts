@@ -49,6 +49,7 @@ function best<T>(items: T[], score: (item: T) => number): T {
   return items.reduce((top, item) => (score(item) > score(top) ? item : top));
 }
 
+/** `chooseCrazyEights` in Crazy 8s (random elsewhere); logs its rank at the end of each match. */
 export class CrazyEightsBot implements Bot {
   games = [GAME];
   maxMatches = 4;

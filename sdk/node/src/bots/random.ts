@@ -5,6 +5,7 @@
 import { main } from "../cli";
 import type { Bot, Turn } from "../types";
 
+/** A uniformly random legal action in any game; four matches at once. */
 export class RandomBot implements Bot {
   games: string[] = [];  // every game
   maxMatches = 4;
