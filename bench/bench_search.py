@@ -139,8 +139,9 @@ def summary(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, f
 def budget_text(game: str) -> str:
     budget = default_budget(game)
     depth = "end" if budget.depth is None else f"{budget.depth} plies"
-    return (f"{budget.iterations} playouts/decision, {budget.rollout} playouts to {depth}, "
-            f"at most {budget.candidates} candidates")
+    return (f"{budget.iterations} playouts a decision, {budget.rollout} playouts to {depth}, "
+            f"at most {budget.candidates} candidates, the heuristic overruled on {budget.min_worlds} "
+            f"worlds or more")
 
 
 def print_table(table: dict[tuple[str, str], dict[str, float]]) -> None:
@@ -152,8 +153,9 @@ def print_table(table: dict[tuple[str, str], dict[str, float]]) -> None:
               f"{cell['rate']:>7.1%}{cell['seconds'] / max(1, cell['pairs']):>8.2f}  {verdict}")
 
 
-def run(game_names: list[str], matchups: list[str], pairs: int, processes: int, out: str | None) -> None:
-    jobs = [(g, m, FIRST_SEED + i) for g in game_names for m in matchups for i in range(pairs)]
+def run(game_names: list[str], matchups: list[str], pairs: int, processes: int, out: str | None,
+        first_seed: int = FIRST_SEED) -> None:
+    jobs = [(g, m, first_seed + i) for g in game_names for m in matchups for i in range(pairs)]
     rows = []
     sink = open(out, "a") if out else None  # noqa: SIM115 (kept open for the whole run)
     try:
@@ -178,6 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=int(os.environ.get("ARENA_BENCH_PROCESSES", "2")))
     parser.add_argument("--matchups", default=",".join(MATCHUPS),
                         help=f"comma separated, first bot first (also {', '.join(CEILINGS)})")
+    parser.add_argument("--first-seed", type=int, default=FIRST_SEED, help="pairs play seeds from here on")
     parser.add_argument("--out", help="append one JSON line per pair to this file")
     parser.add_argument("--summarize", action="store_true", help="only print the table of --out")
     args = parser.parse_args(argv if argv is not None else [])
@@ -185,7 +188,8 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.out) as lines:
             print_table(summary(json.loads(line) for line in lines if line.strip()))
         return
-    run(args.games or games.names(), args.matchups.split(","), args.pairs, args.processes, args.out)
+    run(args.games or games.names(), args.matchups.split(","), args.pairs, args.processes, args.out,
+        args.first_seed)
 
 
 if __name__ == "__main__":

@@ -53,13 +53,15 @@ class Budget:
     the end of the match). ``candidates``: the most actions searched; beyond it the
     heuristic's choice and a seeded draw of the others. ``ms``: an optional wall-clock cap
     per decision; it makes play depend on the machine. ``rollout``: ``heuristic`` or
-    ``random`` play in the playouts."""
+    ``random`` play in the playouts. ``min_worlds``: the fewest worlds whose verdict may
+    overrule the heuristic (the noise of two or three worlds is a poor guide)."""
 
     iterations: int = 48
     depth: int | None = 40
     candidates: int = 8
     ms: float | None = None
     rollout: str = "heuristic"
+    min_worlds: int = 2
 
     def with_env(self) -> Budget:
         """This budget with ``ARENA_SEARCH_ITERATIONS``, ``ARENA_SEARCH_MS`` and
@@ -78,15 +80,15 @@ class Budget:
 # round ends, so a playout must reach the next Yaniv call; the long board games get shorter
 # looks so a decision stays affordable.
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "backpacker": Budget(iterations=8, depth=12),
+    "backpacker": Budget(iterations=12, depth=60, min_worlds=3),
     "bastard_brag": Budget(iterations=32, depth=None),
-    "card_trip_europe": Budget(iterations=8, depth=12),
-    "crazy_eights": Budget(iterations=96, depth=None),
+    "card_trip_europe": Budget(iterations=12, depth=12, min_worlds=3),
+    "crazy_eights": Budget(iterations=256, depth=None),
     "durak": Budget(iterations=16, depth=None),
     "itchy_feet": Budget(iterations=12, depth=20),
     "shithead": Budget(iterations=16, depth=20),
-    "trekking_the_world": Budget(iterations=8, depth=12),
-    "yaniv": Budget(iterations=12, depth=20),
+    "trekking_the_world": Budget(iterations=12, depth=12, min_worlds=3),
+    "yaniv": Budget(iterations=12, depth=20, min_worlds=3),
 }
 
 # The search departs from the heuristic's choice only for a gain this many standard errors
@@ -212,7 +214,7 @@ class SearchBot(HouseBot):
     def departs(self, best: list[float], guess: list[float]) -> bool:
         """Whether the best candidate's values, world by world, justify leaving the
         heuristic's choice, whose values are ``guess``."""
-        return significant(best, guess)
+        return len(best) >= self.budget.min_worlds and significant(best, guess)
 
     def playout(self, world: State, action: str, seed: int) -> float:
         """``action`` in a copy of ``world``, then the playout policy in every seat."""
