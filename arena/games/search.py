@@ -54,7 +54,10 @@ class Budget:
     heuristic's choice and a seeded draw of the others. ``ms``: an optional wall-clock cap
     per decision; it makes play depend on the machine. ``rollout``: ``heuristic`` or
     ``random`` play in the playouts. ``min_worlds``: the fewest worlds whose verdict may
-    overrule the heuristic (the noise of two or three worlds is a poor guide)."""
+    overrule the heuristic (the noise of two or three worlds is a poor guide).
+    ``until_scored``: a playout also ends at the first change of the standings (a round of
+    Yaniv scored), so no playout is scored half-way between two scoring events, where the
+    standings say nothing of the cards in hand."""
 
     iterations: int = 48
     depth: int | None = 40
@@ -62,6 +65,7 @@ class Budget:
     ms: float | None = None
     rollout: str = "heuristic"
     min_worlds: int = 2
+    until_scored: bool = False
 
     def with_env(self) -> Budget:
         """This budget with ``ARENA_SEARCH_ITERATIONS``, ``ARENA_SEARCH_MS`` and
@@ -76,9 +80,11 @@ class Budget:
         return replace(self, **changes)
 
 
-# Playout depth per game where the default does not fit: Yaniv's standings only move when a
-# round ends, so a playout must reach the next Yaniv call; the long board games get shorter
-# looks so a decision stays affordable.
+# Budgets per game, measured in duplicate pairs (``python -m bench search``, figures in each
+# game's docs page) so that a match stays affordable on a shared two-core machine: the short
+# card games play to the end; the long ones look a few dozen plies ahead. Yaniv's standings
+# only move when a round is scored and Trekking's when a tour is, so there a playout runs to
+# the next scoring event.
 DEFAULT_BUDGETS: dict[str, Budget] = {
     "backpacker": Budget(iterations=12, depth=60, min_worlds=3),
     "bastard_brag": Budget(iterations=32, depth=None),
@@ -87,8 +93,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     "durak": Budget(iterations=16, depth=None),
     "itchy_feet": Budget(iterations=12, depth=20),
     "shithead": Budget(iterations=16, depth=20),
-    "trekking_the_world": Budget(iterations=12, depth=12, min_worlds=3),
-    "yaniv": Budget(iterations=12, depth=20, min_worlds=3),
+    "trekking_the_world": Budget(iterations=12, depth=40, min_worlds=3, until_scored=True),
+    "yaniv": Budget(iterations=12, depth=80, min_worlds=3, until_scored=True),
 }
 
 # The search departs from the heuristic's choice only for a gain this many standard errors
@@ -225,8 +231,11 @@ class SearchBot(HouseBot):
         bots: dict[int, HouseBot] = {}
         dice = random.Random(seed) if policy is None else None
         depth = self.budget.depth
+        before = world.outcome().scores if self.budget.until_scored else None
         plies = 0
         while (to_act := state.to_act()) and (depth is None or plies < depth):
+            if before is not None and state.outcome().scores != before:
+                break
             seat = to_act[0]
             legal = state.legal_actions(seat)
             if len(legal) == 1:

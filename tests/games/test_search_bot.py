@@ -14,13 +14,15 @@ from arena.games.search import Budget, SearchBot
 from arena.referee import HousePlayer, play_match
 
 TINY = Budget(iterations=2, depth=6, candidates=3)
+# Yaniv's playouts run to the next scoring event, as its default budget has them do.
+TINY_BUDGETS = {"yaniv": Budget(iterations=2, depth=30, candidates=3, until_scored=True)}
 
 
 @pytest.fixture
 def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every game's ``search`` at a budget that plays a whole match in moments."""
     for name in games.names():
-        monkeypatch.setitem(search.DEFAULT_BUDGETS, name, TINY)
+        monkeypatch.setitem(search.DEFAULT_BUDGETS, name, TINY_BUDGETS.get(name, TINY))
 
 
 @pytest.mark.parametrize("game", games.names())
@@ -113,3 +115,14 @@ def test_search_beats_random(monkeypatch: pytest.MonkeyPatch) -> None:
         ranks = house.play("durak", bots, seed)[0].outcome().ranks
         wins += ranks[seat] < ranks[1 - seat]
     assert wins >= 8, f"search won {wins} of 10 against random"
+
+
+@pytest.mark.parametrize(("better", "base", "departs"), [
+    ([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], True),  # the same gain in every world
+    ([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], False),  # as often worse as better
+    ([0.6, 0.5, 0.7, 0.4], [0.5, 0.5, 0.5, 0.5], False),  # a gain inside the noise
+    ([1.0], [0.0], False),  # one world says nothing of the noise
+])
+def test_the_search_leaves_the_heuristic_only_for_a_gain_beyond_the_noise(
+        better: list[float], base: list[float], departs: bool) -> None:
+    assert search.significant(better, base) is departs
