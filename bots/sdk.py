@@ -186,6 +186,9 @@ class Session:
         elif kind == "match_ended":
             ended = message.match_ended
             match = self.matches.pop(ended.match_id, None)
+            if match is None and ended.game:  # a match started before this connection
+                match = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
+                              0, 0, ended.tournament_id)
             if match is not None:
                 await asyncio.to_thread(self.bot.on_match_end, MatchResult(
                     match=match, scores=list(ended.scores), ranks=list(ended.ranks),
@@ -248,6 +251,8 @@ async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = No
                     raise FinalError(session.final)
                 attempt = 0 if session.welcomed.is_set() else attempt
         except grpc.aio.AioRpcError as error:
+            if session.final:  # the final GatewayError came first; its status follows it
+                raise FinalError(session.final) from None
             if error.code() in FINAL_CODES:
                 raise FinalError(f"{error.code().name}: {error.details()}") from None
             log.warning("connection lost: %s %s", error.code().name, error.details())

@@ -44,6 +44,24 @@ def split_by_length(match_ids: Sequence[int], url: str | None = None) -> tuple[l
     return short, long
 
 
+def check_broker(timeout: float = 3.0) -> None:
+    """Raise ``ConnectionError`` (one line) unless the broker answers: checked before anything
+    is written or sent, so an unreachable Redis leaves nothing half-made."""
+    url = settings().redis_url
+    if not url:
+        return
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        where = url.rsplit("@", 1)[-1]  # never print a password
+        raise ConnectionError(f"cannot reach Redis at {where}: {error}") from None
+    finally:
+        client.close()
+
+
 def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None) -> int:
     """Send ``match_ids`` (rows already committed) to the workers; embedded, play them now.
     Returns the number of tasks."""
@@ -85,6 +103,7 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
 def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
                    batch_size: int | None = None) -> dict:
     """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
+    check_broker()
     with db.transaction() as connection:
         # Closes a tournament whose last recording's process died before closing it.
         finish_if_complete(connection, tournament_id)

@@ -1,11 +1,14 @@
-"""``arena match show ID``: a recorded match, its seats and its transcript, readable."""
+"""``arena match show ID``: a recorded match, its seats and its transcript, readable.
+
+A match whose deal is still being played (the match itself, or a duplicate-format rotation
+of the same deal) is shown sealed: no seed, no results, no transcript (``arena.store.disclosure``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from arena.store import db, queries
+from arena.store import db, disclosure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,13 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_show(args: argparse.Namespace) -> int:
     with db.read() as connection:
-        match = queries.match_detail(connection, args.id)
+        match = disclosure.public_detail(connection, args.id)
     transcript = match["transcript"]
     if args.json:
         print(json.dumps(transcript, indent=1, default=str))
         return 0
     rated = "rated" if match["rated"] else "unrated"
-    print(f"match {match['id']}: {match['game']}, seed {match['seed']}, {rated}, {match['status']}"
+    seed = "sealed until its deal is over" if match["sealed"] else f"seed {match['seed']}"
+    print(f"match {match['id']}: {match['game']}, {seed}, {rated}, {match['status']}"
           + (f", tournament {match['tournament_id']}" if match["tournament_id"] else ""))
     if match["options"]:
         print(f"  options {json.dumps(match['options'])}")

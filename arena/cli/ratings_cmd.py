@@ -22,14 +22,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_recompute(args: argparse.Namespace) -> int:
     k = settings().elo_k
-    with db.transaction() as connection:
-        if args.check:
+    if args.check:  # reads only: never migrates, never takes the write lock
+        with db.read() as connection:
             standings = replay_ratings(connection, k)
             stored = {(r.bot_id, r.game): r.elo for r in connection.execute(sa.select(Rating.__table__))}
-            differ = [key for key, st in standings.items() if stored.get(key) != st.elo]
-            differ += [key for key in stored if key not in standings]
-            print(f"{len(standings)} ratings replayed, {len(differ)} differ from the stored ones")
-            return 1 if differ else 0
+        differ = [key for key, st in standings.items() if stored.get(key) != st.elo]
+        differ += [key for key in stored if key not in standings]
+        print(f"{len(standings)} ratings replayed, {len(differ)} differ from the stored ones")
+        return 1 if differ else 0
+    with db.transaction() as connection:
         written = recompute(connection, k)
     print(f"{written} ratings rebuilt from the recorded results")
     return 0

@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     challenge = subparsers.add_parser("challenge", help="an unrated match against chosen opponents")
     challenge.add_argument("game")
     challenge.add_argument("players", nargs="+", help="by seat: bot names or house:<bot> (house:heuristic)")
-    challenge.add_argument("--seed", type=int, default=0)
+    challenge.add_argument("--seed", type=int, default=0, help="a chosen deal (admin token only; default random)")
+    challenge.add_argument("--token", default=None, help="a bot's token (default ARENA_BOT_TOKEN), or the admin "
+                           "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
     challenge.set_defaults(func=run_challenge)
@@ -82,10 +84,17 @@ def run_challenge(args: argparse.Namespace) -> int:
 
     options = parse_options(games.get(args.game), args.option)
     address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
+    token = args.token or os.environ.get("ARENA_BOT_TOKEN") or os.environ.get("ARENA_ADMIN_TOKEN")
+    if not token:
+        raise ValueError("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
     with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
-        ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
-                                                         options_json=json.dumps(options), seed=args.seed))
+        try:
+            ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
+                                                             options_json=json.dumps(options), seed=args.seed),
+                                 metadata=(("authorization", f"Bearer {token}"),))
+        except grpc.RpcError as error:
+            raise ValueError(f"{address}: {error.details()}") from None
         print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}")
         while (detail := stub.GetMatch(ref)).summary.status in ("scheduled", "running"):
             time.sleep(0.3)

@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "strategy before the first '-' (default %(default)s)")
     create.add_argument("--sizes", default="", help="table sizes, e.g. 2,3 (default: every legal size)")
     create.add_argument("--repetitions", type=int, default=1, help="fresh deals per group")
-    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--seed", type=int, default=None,
+                        help="master seed for a reproducible run (default: drawn at random)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
     create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
@@ -74,6 +75,10 @@ def parse_game_options(pairs: list[str]) -> dict[str, dict]:
 def run_create(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()] or None
+    if args.run:
+        from workers.dispatch import check_broker
+
+        check_broker()  # before writing: an unreachable broker must not leave a tournament behind
     with db.transaction() as connection:
         tournament_id = create_tournament(
             connection, parse_games(args.game), bots, sizes, args.repetitions, args.seed,

@@ -7,11 +7,14 @@ turn this bot was actually asked (right match, right turn, not already answered)
 
 Policies, each with a test:
 - a missing, unknown or revoked token ends the call with UNAUTHENTICATED;
-- a second stream with the same token REPLACES the first: the older stream is told why and
-  closed (a bot that lost its connection without noticing must be able to come back);
+- a second stream with the same token REPLACES the first: the older stream is told why
+  (``GatewayError`` ``replaced``) and ends with ABORTED (a bot that lost its connection
+  without noticing must be able to come back);
+- a revoked token's streams are told (``revoked``) and end with UNAUTHENTICATED, on every
+  gateway (``kick_tokens``, driven by ``arena.server.revocations``);
 - a move for a turn the bot was never sent, or for another bot's seat, is REJECTED; an answer
-  to a turn already answered is REJECTED as a replay; an answer to a turn already decided by
-  the referee (time out) is LATE; neither is ever applied to another turn;
+  to a turn already answered is REJECTED as a replay (before or after its result); an answer
+  to a turn the referee decided without one (time out) is LATE; neither is ever applied;
 - a move with neither action nor index is MALFORMED: the runner applies a random legal action
   and counts a strike;
 - an oversized message ends the stream with RESOURCE_EXHAUSTED (gRPC's own limit); the bot
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import uuid
 from collections import OrderedDict
@@ -64,11 +68,20 @@ def bearer_token(metadata: Any) -> str | None:
     return None
 
 
+def peer_address(context: Any) -> str:
+    """The caller's address without its port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``)."""
+    peer = context.peer() or "unknown"
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
 class _Stream:
     """The gateway's view of one connected stream."""
 
-    def __init__(self, identity: BotIdentity, hello: gateway_pb2.Hello, max_matches: int) -> None:
+    def __init__(self, identity: BotIdentity, hello: gateway_pb2.Hello, max_matches: int,
+                 token_hash: str = "") -> None:
         self.identity = identity
+        self.token_hash = token_hash  # which token opened it, to close it if that token is revoked
+        self.final: tuple[grpc.StatusCode, str] | None = None  # the status ending a closed stream
         self.connection = uuid.uuid4().hex
         self.want_sample_state = hello.want_sample_state
         self.max_matches = max(1, min(hello.max_matches or 1, max_matches))
@@ -89,18 +102,26 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
     """The servicer. ``authenticate`` maps a token to a bot (or None)."""
 
     def __init__(self, mailbox: Mailbox, authenticate: Authenticator, *, max_matches_per_bot: int = 8,
-                 heartbeat: float = 2.0, ping_every: float = 15.0) -> None:
+                 heartbeat: float = 2.0, ping_every: float = 15.0, limiter: Any = None) -> None:
         self.mailbox = mailbox
         self.authenticate = authenticate
         self.max_matches_per_bot = max_matches_per_bot
         self.heartbeat = heartbeat
         self.ping_every = ping_every
+        self.limiter = limiter  # failed attempts per peer (``arena.server.access.AttemptLimiter``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
 
     async def Connect(self, request_iterator: Any, context: Any) -> Any:
         token = bearer_token(context.invocation_metadata())
+        peer = peer_address(context)
+        if self.limiter is not None and self.limiter.blocked(peer):
+            metrics.REJECTED_AUTH.inc()
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                "too many failed authentication attempts: try again in a minute")
         identity = await self.authenticate(token) if token else None
         if identity is None:
+            if self.limiter is not None:
+                self.limiter.failed(peer)
             metrics.REJECTED_AUTH.inc()
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "missing, unknown or revoked token (authorization: Bearer <token>)")
@@ -112,8 +133,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if first.WhichOneof("body") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
 
-        stream = _Stream(identity, first.hello, self.max_matches_per_bot)
+        stream = _Stream(identity, first.hello, self.max_matches_per_bot,
+                         hashlib.sha256((token or "").encode()).hexdigest())
         self.streams[stream.connection] = stream
+        await self.mailbox.set_revoked(identity.bot_id, False)  # a live token: it may play again
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
                                                        "max_matches": stream.max_matches})
         await self.mailbox.claim(identity.bot_id, stream.connection)
@@ -131,6 +154,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         try:
             while (message := await stream.out.get()) is not None:
                 yield message
+            if stream.final is not None:  # replaced or revoked: the stream ends with a status
+                await context.abort(*stream.final)
         finally:
             for task in others:
                 task.cancel()
@@ -212,7 +237,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             stream.remember(stream.answered, key)
             await self.mailbox.post_move(move.match_id, move.turn_id, wire.to_mailbox_move(move))
             return
-        if key in stream.answered and key in stream.outstanding:
+        if key in stream.answered:
             await self._reply(stream, "REJECTED", "this turn was already answered (replay)", move)
         elif key in stream.decided:
             await self._reply(stream, "LATE", "this turn was already decided; the move is discarded", move)
@@ -232,9 +257,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         while True:
             await asyncio.sleep(self.heartbeat)
             if await self.mailbox.holder(bot_id) not in (stream.connection, None):
-                await stream.out.put(gateway_pb2.RefereeMessage(error=gateway_pb2.GatewayError(
-                    code="replaced", message="a newer connection with this token took over")))
-                await stream.out.put(None)
+                await self._close(stream, "replaced", "a newer connection with this token took over",
+                                  grpc.StatusCode.ABORTED)
                 return
             await self.mailbox.claim(bot_id, stream.connection)
             since_ping += self.heartbeat
@@ -243,10 +267,23 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                 nonce += 1
                 await stream.out.put(gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce)))
 
+    async def _close(self, stream: _Stream, code: str, reason: str, status: grpc.StatusCode) -> None:
+        """Tell the bot why with a final ``GatewayError``, then end the stream with ``status``."""
+        stream.final = (status, reason)
+        await stream.out.put(gateway_pb2.RefereeMessage(error=gateway_pb2.GatewayError(code=code, message=reason)))
+        await stream.out.put(None)
+
     async def kick(self, bot_id: str, reason: str) -> None:
         """Close every stream of ``bot_id`` on this gateway (its token was revoked)."""
+        await self.mailbox.set_revoked(bot_id, True)
         for stream in list(self.streams.values()):
             if stream.identity.bot_id == bot_id:
-                await stream.out.put(gateway_pb2.RefereeMessage(error=gateway_pb2.GatewayError(
-                    code="revoked", message=reason)))
-                await stream.out.put(None)
+                await self._close(stream, "revoked", reason, grpc.StatusCode.UNAUTHENTICATED)
+
+    async def kick_tokens(self, token_hashes: set[str], reason: str) -> None:
+        """Close the streams opened with any of these (revoked) tokens; their bots' matches
+        in play forfeit at once."""
+        for stream in list(self.streams.values()):
+            if stream.token_hash in token_hashes:
+                await self.mailbox.set_revoked(stream.identity.bot_id, True)
+                await self._close(stream, "revoked", reason, grpc.StatusCode.UNAUTHENTICATED)

@@ -97,6 +97,15 @@ class Mailbox:
         """The bot's last Hello preferences ({} if it never connected)."""
         raise NotImplementedError
 
+    async def set_revoked(self, bot_id: str, revoked: bool) -> None:
+        """Mark the bot revoked (its matches forfeit at once), or clear the mark when it
+        comes back with a live token."""
+        raise NotImplementedError
+
+    async def revoked(self, bot_id: str) -> bool:
+        """Whether the bot's token was revoked while it had matches to play."""
+        raise NotImplementedError
+
     async def close(self) -> None:
         """Release resources."""
 
@@ -123,6 +132,7 @@ class LocalMailbox(Mailbox):
         self._gone_since: dict[str, float] = {}
         self._prefs: dict[str, dict[str, Any]] = {}
         self._live: dict[str, set[str]] = defaultdict(set)
+        self._revoked: set[str] = set()
         # Coroutines waiting for a key, each with its own loop: a post wakes them on their
         # loop directly (no thread hops on the move's path, nothing left behind on cancel).
         self._waiters: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = defaultdict(list)
@@ -229,6 +239,14 @@ class LocalMailbox(Mailbox):
     async def prefs(self, bot_id: str) -> dict[str, Any]:
         with self._lock:
             return dict(self._prefs.get(bot_id, {}))
+
+    async def set_revoked(self, bot_id: str, revoked: bool) -> None:
+        with self._lock:
+            (self._revoked.add if revoked else self._revoked.discard)(bot_id)
+
+    async def revoked(self, bot_id: str) -> bool:
+        with self._lock:
+            return bot_id in self._revoked
 
 
 class RedisMailbox(Mailbox):
@@ -345,6 +363,15 @@ class RedisMailbox(Mailbox):
     async def prefs(self, bot_id: str) -> dict[str, Any]:
         raw = await self.redis.get(self._k("prefs", bot_id))
         return json.loads(raw) if raw else {}
+
+    async def set_revoked(self, bot_id: str, revoked: bool) -> None:
+        if revoked:
+            await self.redis.set(self._k("revoked", bot_id), "1", ex=KEY_TTL)
+        else:
+            await self.redis.delete(self._k("revoked", bot_id))
+
+    async def revoked(self, bot_id: str) -> bool:
+        return bool(await self.redis.exists(self._k("revoked", bot_id)))
 
     async def close(self) -> None:
         for client in self._clients.values():

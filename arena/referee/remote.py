@@ -84,8 +84,9 @@ class RemotePlayer:
             self._last_latency_ms = int((time.monotonic() - sent) * 1000)
             action, _, self._detail = resolve(move, turn.legal_actions)
             return action
-        except Forfeited:
-            self._detail = f"disconnected for more than {self.grace:g} s: forfeit"
+        except Forfeited as gone:
+            self._detail = ("the bot's token was revoked: forfeit" if "revoked" in str(gone)
+                            else f"disconnected for more than {self.grace:g} s: forfeit")
             raise
 
     async def decided(self, turn_id: int, action: str, code: str, strikes: int) -> None:
@@ -118,6 +119,8 @@ class RemotePlayer:
             await asyncio.sleep(POLL)
 
     async def _check_presence(self) -> None:
+        if await self.mailbox.revoked(self.bot_id):
+            raise Forfeited(f"bot {self.bot_id} was revoked")
         since = await self.mailbox.offline_since(self.bot_id)
         # A bot that has not come yet gets its grace from the start of the match.
         if since is not None and time.time() - max(since, self._created) > self.grace:
@@ -133,11 +136,13 @@ class RemotePlayer:
     async def match_ended(self, result: dict[str, Any]) -> None:
         await self.mailbox.leave_match(self.bot_id, self.info.match_id)
         seat = self.info.seat
+        # Self-contained: a bot that comes back after forfeiting never saw the match start.
         await self.mailbox.deliver(self.bot_id, {
             "kind": "match_ended", "match_id": self.info.match_id,
             "scores": result.get("scores", []), "ranks": result.get("ranks", []),
             "forfeited": bool(result.get("forfeited", [False] * (seat + 1))[seat]),
-            "reason": result.get("reason", "finished")})
+            "reason": result.get("reason", "finished"), "game": self.info.game, "seat": seat,
+            "players": list(self.info.players), "tournament_id": self.info.tournament_id})
 
 
 def resolve(move: dict[str, Any], legal: list[str]) -> tuple[Any, str, str]:

@@ -37,7 +37,9 @@ def to_referee_message(message: dict[str, Any], want_sample_state: bool = False)
     if kind == "match_ended":
         return gateway_pb2.RefereeMessage(match_ended=gateway_pb2.MatchEnded(
             match_id=message["match_id"], scores=message["scores"], ranks=message["ranks"],
-            forfeited=message.get("forfeited", False), reason=message.get("reason", "finished")))
+            forfeited=message.get("forfeited", False), reason=message.get("reason", "finished"),
+            game=message.get("game", ""), seat=message.get("seat", 0), players=message.get("players", []),
+            tournament_id=message.get("tournament_id", "")))
     raise ValueError(f"unknown mailbox message kind {kind!r}")
 
 

@@ -3,14 +3,16 @@ reflection, limits and optional TLS, and a graceful shutdown that reports NOT_SE
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha._async import ReflectionServicer
 
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
@@ -26,11 +28,30 @@ class RunningServer:
     port: int
     health: Any
     services: list[str]
+    background: list[asyncio.Task[None]] = field(default_factory=list)  # e.g. the revocation watcher
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health says NOT_SERVING at once, calls in flight get ``grace``."""
         await self.health.enter_graceful_shutdown()
+        for task in self.background:
+            task.cancel()
         await self.server.stop(grace)
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def reflection_v1(service_names: list[str]) -> grpc.GenericRpcHandler:
+    """Server reflection as ``grpc.reflection.v1`` beside ``v1alpha`` (newer grpcurl and
+    Postman ask for v1 first). The two versions' messages are the same on the wire, so the
+    v1alpha servicer answers both."""
+    servicer = ReflectionServicer(service_names)
+    return grpc.method_handlers_generic_handler(REFLECTION_V1, {
+        "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+            servicer.ServerReflectionInfo,
+            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+            response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString),
+    })
 
 
 async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None) -> RunningServer:
@@ -47,7 +68,9 @@ async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str
     for add, servicer, name in extra or []:
         add(servicer, server)
         names.append(name)
-    reflection.enable_server_reflection([*names, reflection.SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], server)
+    reflectable = [*names, reflection.SERVICE_NAME, REFLECTION_V1, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+    reflection.enable_server_reflection(reflectable, server)
+    server.add_generic_rpc_handlers((reflection_v1(reflectable),))
 
     if settings.tls_cert and settings.tls_key:
         credentials = grpc.ssl_server_credentials(

@@ -8,7 +8,6 @@ when embedded, so the server keeps answering while they play).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import threading
 from collections.abc import Callable
@@ -19,11 +18,12 @@ import grpc
 from arena import games
 from arena.games import BadOptions
 from arena.referee.transcript import Decision
-from arena.store import bot_tokens, db, queries
+from arena.store import bot_tokens, db, disclosure, queries
 from arena.tournaments import service as tournaments
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
-from . import challenge
+from . import challenge, sessions
+from .access import Access, AttemptLimiter
 from .sessions import Kicker
 from .settings import ServerSettings
 
@@ -31,35 +31,32 @@ FOLLOW_POLL = 0.5  # seconds between looks at a followed tournament
 
 
 class ArenaService(arena_pb2_grpc.ArenaServicer):
-    """The servicer; ``kick`` closes a revoked bot's live streams."""
+    """The servicer; ``kick`` closes a revoked bot's live streams on this gateway (the others
+    notice the revocation in the store, see ``revocations``).
 
-    def __init__(self, settings: ServerSettings, kick: Kicker | None = None) -> None:
+    Who may call what is the table in docs/operations.md; ``access`` tells who is calling."""
+
+    def __init__(self, settings: ServerSettings, kick: Kicker | None = None, access: Access | None = None) -> None:
         self.settings = settings
         self.kick = kick
+        self.access = access or Access(settings.admin_token, sessions.authenticate,
+                                       AttemptLimiter(settings.auth_failures_per_minute))
 
     # ----- helpers -----------------------------------------------------------------------
-    async def _admin(self, context: Any) -> None:
-        expected = self.settings.admin_token
-        if not expected:
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                "admin calls are disabled: the server has no ARENA_ADMIN_TOKEN")
-        given = ""
-        for key, value in context.invocation_metadata() or ():
-            if key.lower() == "authorization" and value.startswith("Bearer "):
-                given = value[len("Bearer "):].strip()
-        if not hmac.compare_digest(given.encode(), expected.encode()):
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "admin token required")
-
     @staticmethod
-    async def _db(work: Callable[[Any], Any]) -> Any:
+    async def _db(work: Callable[[Any], Any], read: bool = False) -> Any:
         def run() -> Any:
-            with db.transaction() as connection:
+            with (db.read() if read else db.transaction()) as connection:
                 return work(connection)
 
         return await asyncio.to_thread(run)
 
     # ----- bots ----------------------------------------------------------------------------
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, context: Any) -> arena_pb2.RegisterBotResponse:
+        if not self.settings.registration_open:
+            await self.access.require_admin(context)
+        if len(request.owner) > 200:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "owner has at most 200 characters")
         try:
             made = await self._db(lambda c: bot_tokens.register(c, request.name, request.owner))
         except bot_tokens.NameTaken as error:
@@ -69,7 +66,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.RegisterBotResponse(bot_id=str(made.bot_id), name=made.name, token=made.token)
 
     async def RevokeBot(self, request: arena_pb2.RevokeBotRequest, context: Any) -> arena_pb2.RevokeBotResponse:
-        await self._admin(context)
+        await self.access.require_admin(context)
         bot_id = await self._db(lambda c: bot_tokens.revoke(c, request.name))
         if bot_id is not None and self.kick is not None:
             await self.kick(str(bot_id), "the bot's token was revoked")
@@ -90,13 +87,13 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ----- tournaments ---------------------------------------------------------------------
     async def CreateTournament(self, request: arena_pb2.CreateTournamentRequest, context: Any) -> arena_pb2.TournamentRef:
-        await self._admin(context)
+        await self.access.require_admin(context)
         try:
-            options = {g.game: json.loads(g.options_json) for g in request.games if g.options_json}
+            options = {g.game: json_object(g.options_json) for g in request.games if g.options_json}
             sizes = sorted({n for g in request.games for n in g.table_sizes}) or [2]
             tournament_id = await self._db(lambda c: tournaments.create_tournament(
                 c, [g.game for g in request.games], list(request.bots), sizes=sizes,
-                repetitions=request.repetitions or 1, seed=request.seed, rated=request.rated,
+                repetitions=request.repetitions or 1, seed=request.seed or None, rated=request.rated,
                 name=request.name, move_time=(request.move_deadline_ms or 2000) / 1000,
                 time_bank=(request.time_bank_ms or 30000) / 1000, options=options))
         except (KeyError, ValueError, BadOptions) as error:
@@ -106,7 +103,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def _status(self, ref: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
         try:
-            status = await self._db(lambda c: queries.tournament_status(c, int(ref.tournament_id)))
+            status = await self._db(lambda c: queries.tournament_status(c, int(ref.tournament_id)), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {ref.tournament_id!r}")
         return arena_pb2.TournamentStatus(
@@ -126,7 +123,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await asyncio.sleep(FOLLOW_POLL)
 
     async def CancelTournament(self, request: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
-        await self._admin(context)
+        await self.access.require_admin(context)
         try:
             await self._db(lambda c: tournaments.cancel_tournament(c, int(request.tournament_id)))
         except (KeyError, ValueError):
@@ -139,7 +136,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             games.get(request.game)
         except KeyError as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
-        rows = await self._db(lambda c: queries.leaderboard(c, request.game, request.limit or 1000))
+        rows = await self._db(lambda c: queries.leaderboard(c, request.game, min(request.limit or 1000, 1000)),
+                              read=True)
         return arena_pb2.LeaderboardResponse(game=request.game, rows=[
             arena_pb2.LeaderboardRow(rank=r.rank, bot=r.bot, elo=r.elo, elo_low=r.low, elo_high=r.high,
                                      matches=r.matches, win_rate=r.win_rate, mean_rank=r.mean_rank,
@@ -147,33 +145,65 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             for r in rows])
 
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, context: Any) -> arena_pb2.ListMatchesResponse:
-        tournament = int(request.tournament_id) if request.tournament_id.isdigit() else None
-        found = await self._db(lambda c: queries.recent_matches(
-            c, tournament_id=tournament, bot=request.bot or None, limit=request.limit or 50))
+        tournament = None
+        if request.tournament_id:
+            if not request.tournament_id.isdigit():
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no tournament {request.tournament_id!r}")
+            tournament = int(request.tournament_id)
+        limit = min(request.limit or 50, 1000)
+
+        def listing(connection: Any) -> list[dict[str, Any]]:
+            found = queries.recent_matches(connection, tournament_id=tournament, bot=request.bot or None, limit=limit)
+            return disclosure.seal_listing(connection, found)
+
+        found = await self._db(listing, read=True)
         return arena_pb2.ListMatchesResponse(matches=[summary(m) for m in found])
 
     async def GetMatch(self, request: arena_pb2.MatchRef, context: Any) -> arena_pb2.MatchDetail:
         try:
-            detail = await self._db(lambda c: queries.match_detail(c, int(request.match_id)))
+            detail = await self._db(lambda c: disclosure.public_detail(c, int(request.match_id)), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
         transcript = detail.get("transcript") or {}
         return arena_pb2.MatchDetail(
-            summary=summary(detail), options_json=games.dumps(detail["options"]), seed=detail["seed"],
-            scores=[s["score"] for s in detail["seats"]],
+            summary=summary(detail), options_json=games.dumps(detail["options"]), seed=detail["seed"] or 0,
+            scores=[s["score"] for s in detail["seats"]], sealed=detail["sealed"],
             decisions=[arena_pb2.Decision(seat=d.seat, action=d.action, ms=int(d.ms), code=d.code)
                        for d in map(Decision.from_json, transcript.get("decisions", []))])
 
     async def Challenge(self, request: arena_pb2.ChallengeRequest, context: Any) -> arena_pb2.MatchRef:
+        who = await self.access.require_bot(context)
+        if not who.admin:
+            if request.seed:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                    "a chosen seed is the admin's choice: leave seed 0 for a random deal")
+            if who.bot is not None and who.bot.name not in request.players:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                    f"a challenge must seat the calling bot ({who.bot.name})")
+        if len(request.players) > 16:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
         try:
-            options = json.loads(request.options_json) if request.options_json else {}
+            options = json_object(request.options_json) if request.options_json else {}
             match_id = await self._db(lambda c: challenge.create(
-                c, request.game, list(request.players), options, request.seed,
+                c, request.game, list(request.players), options, request.seed or None,
                 (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error).strip("'\""))
         threading.Thread(target=challenge.play, args=(match_id,), daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object from a request field, or ValueError (too deep, too long, not an object)."""
+    if len(text) > 65536:
+        raise ValueError("options_json too large")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("options_json nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError("options_json must be a JSON object")
+    return value
 
 
 def summary(match: dict[str, Any]) -> arena_pb2.MatchSummary:

@@ -1,6 +1,7 @@
 """Unrated challenges: one match against chosen opponents, to test a bot.
 
-Seats are registered bot names or ``house:<bot>`` (``house:heuristic``). The match waits up
+Seats are registered bot names or house bots (``house:heuristic``, or plainly ``heuristic``:
+see ``arena.store.house_names``). The match waits up
 to the grace period for its external bots to be connected; if one never shows up the
 challenge is aborted (nothing is recorded, no one is rated)."""
 
@@ -14,33 +15,29 @@ from sqlalchemy.engine import Connection
 
 from arena import games
 from arena.referee import external
-from arena.store import db
+from arena.store import db, house_names
 from arena.store.models import Bot, Match, utcnow
-from arena.store.queries import ensure_house_bot
+from arena.tournaments.limits import check_clock
 
 bot_t = Bot.__table__
 match_t = Match.__table__
 
 
-def create(connection: Connection, game: str, players: list[str], options: dict[str, Any], seed: int,
+def create(connection: Connection, game: str, players: list[str], options: dict[str, Any], seed: int | None,
            move_time: float, time_bank: float) -> int:
-    """Write the challenge's match row (unrated, no tournament); returns its id."""
+    """Write the challenge's match row (unrated, no tournament); returns its id. Without a
+    ``seed`` (None or 0) the deal is drawn from ``secrets``."""
     rules = games.get(game)
     resolved = rules.resolve_options(options)
     if len(players) not in rules.player_counts(resolved):
         raise ValueError(f"{game}: {len(players)} players is not a legal table")
+    check_clock(move_time, time_bank)
     seating = []
     for name in players:
-        if name.startswith("house:"):
-            strategy = name.split(":", 1)[1]
-            if strategy not in games.bot_names(game):
-                raise ValueError(f"no house bot {strategy!r} for {game}")
-            seating.append(ensure_house_bot(connection, strategy, strategy))
-            continue
-        found = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).scalar_one_or_none()
-        if found is None:
-            raise ValueError(f"no bot named {name!r}")
-        seating.append(int(found))
+        stored = house_names.house_name(name)
+        if stored is not None and stored.split("-", 1)[0] not in games.bot_names(game):
+            raise ValueError(f"no house bot {stored!r} for {game}")
+        seating.append(house_names.resolve(connection, name))
     return int(connection.execute(match_t.insert().values(
         tournament_id=None, game=game, options=resolved, seed=seed or secrets.randbelow(2**62),
         seating=seating, rated=False, status="scheduled", attempts=0, created_at=utcnow(),

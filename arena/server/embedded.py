@@ -21,6 +21,7 @@ class BackgroundServer:
     def __init__(self, settings: ServerSettings, services: list[Any] | None = None) -> None:
         from . import serve
 
+        self.settings = settings
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-server", daemon=True)
         self.thread.start()

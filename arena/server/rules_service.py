@@ -26,6 +26,8 @@ class RulesService(rules_pb2_grpc.RulesServicer):
             if not isinstance(options, dict):
                 raise BadOptions("options_json must be a JSON object")
             state = game.new_state(request.num_players, request.seed, options)
+        except RecursionError:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "options_json nested too deeply")
         except (KeyError, ValueError) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         return state_reply(state)
@@ -62,7 +64,10 @@ async def load_state(state_json: str, context: Any) -> State:
     try:
         data = json.loads(state_json)
         return games.get(data["game"]).state_from_json(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except RecursionError:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "not a valid state: nested too deeply")
+        raise  # unreachable: abort raises
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"not a valid state: {error}")
         raise  # unreachable: abort raises
 

@@ -14,7 +14,8 @@ from arena.referee import external
 from arena.referee.gateway import Gateway
 from arena.v1 import arena_pb2_grpc, gateway_pb2_grpc
 
-from . import sessions
+from . import revocations, sessions
+from .access import Access, AttemptLimiter
 from .app import RunningServer, start_server
 from .arena_service import ArenaService
 from .settings import ServerSettings
@@ -24,12 +25,17 @@ log = logging.getLogger("arena.serve")
 
 async def start(settings: ServerSettings) -> RunningServer:
     """Start every service on ``settings.address``; returns the running server."""
-    gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot)
-    arena = ArenaService(settings, kick=gateway.kick)
-    return await start_server(settings, [
+    limiter = AttemptLimiter(settings.auth_failures_per_minute)
+    gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
+                      limiter=limiter)
+    access = Access(settings.admin_token, sessions.authenticate, limiter)
+    arena = ArenaService(settings, kick=gateway.kick, access=access)
+    running = await start_server(settings, [
         (gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway"),
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
     ])
+    running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
+    return running
 
 
 async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:

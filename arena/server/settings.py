@@ -8,6 +8,8 @@
 | ARENA_MAX_MESSAGE_BYTES | 1048576 | largest message accepted from a client |
 | ARENA_MAX_STREAMS | 16 | concurrent streams per client connection |
 | ARENA_MAX_MATCHES_PER_BOT | 8 | matches one bot may play at once |
+| ARENA_REGISTRATION | auto | `open`: anyone may register a bot; `admin`: only the admin; `auto`: open on a loopback address, admin elsewhere |
+| ARENA_AUTH_FAILURES_PER_MINUTE | 20 | failed authentications one peer address may make per minute before its calls are refused (0 = no limit) |
 """
 
 from __future__ import annotations
@@ -27,6 +29,19 @@ class ServerSettings:
     max_matches_per_bot: int = 8
     keepalive_ms: int = 20_000
     grace_seconds: float = 5.0
+    registration: str = "auto"
+    auth_failures_per_minute: int = 20
+
+    @property
+    def loopback(self) -> bool:
+        """True when the server listens on a loopback address only."""
+        host = self.address.rsplit(":", 1)[0].strip("[]")
+        return host in ("localhost", "::1") or host.startswith("127.")
+
+    @property
+    def registration_open(self) -> bool:
+        """Whether anyone may register a bot (else only the admin)."""
+        return self.registration == "open" or (self.registration == "auto" and self.loopback)
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> ServerSettings:
@@ -34,6 +49,9 @@ class ServerSettings:
         cert, key = env.get("ARENA_TLS_CERT"), env.get("ARENA_TLS_KEY")
         if bool(cert) != bool(key):
             raise ValueError("set both ARENA_TLS_CERT and ARENA_TLS_KEY, or neither")
+        registration = env.get("ARENA_REGISTRATION", "auto")
+        if registration not in ("open", "admin", "auto"):
+            raise ValueError(f"ARENA_REGISTRATION must be open, admin or auto, not {registration!r}")
         return ServerSettings(
             address=env.get("ARENA_GRPC_ADDRESS", "127.0.0.1:50051"),
             admin_token=env.get("ARENA_ADMIN_TOKEN") or None,
@@ -42,6 +60,8 @@ class ServerSettings:
             max_message_bytes=int(env.get("ARENA_MAX_MESSAGE_BYTES", 1024 * 1024)),
             max_streams=int(env.get("ARENA_MAX_STREAMS", 16)),
             max_matches_per_bot=int(env.get("ARENA_MAX_MATCHES_PER_BOT", 8)),
+            registration=registration,
+            auth_failures_per_minute=int(env.get("ARENA_AUTH_FAILURES_PER_MINUTE", 20)),
         )
 
     def channel_options(self) -> list[tuple[str, int]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import house_names
 from .models import Bot, BotToken, utcnow
 
 bot_t = Bot.__table__
@@ -45,8 +46,9 @@ def register(connection: Connection, name: str, owner: str = "") -> Registered:
     """Create external bot ``name`` and its first token."""
     if not NAME.match(name):
         raise ValueError("a bot name is 1-64 characters of letters, digits, '_', '.', '-'")
-    if name.startswith("house") or ":" in name:
-        raise ValueError("names starting with 'house' are reserved for house bots")
+    if house_names.reserved(name):
+        raise ValueError(f"{name!r} is reserved for house bots (names starting with 'house', or a house "
+                         "strategy like 'heuristic' or 'random-2')")
     exists = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).first()
     if exists is not None:
         raise NameTaken(f"a bot named {name!r} exists already")

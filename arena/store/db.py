@@ -25,7 +25,12 @@ from arena.config import settings
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _engines: dict[tuple[str, int], Engine] = {}
+_migrated: set[tuple[str, int]] = set()
 _lock = threading.Lock()
+
+
+class SchemaNotReady(ValueError):
+    """A reader found a database without the arena's current schema (readers never make it)."""
 
 
 def normalize_url(url: str) -> str:
@@ -69,20 +74,44 @@ def make_engine(url: str) -> Engine:
     return sa.create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
 
 
-def engine(url: str | None = None) -> Engine:
-    """The shared engine for ``url`` (default ``ARENA_DATABASE_URL``) in this process,
-    its schema migrated to the newest revision.
+def engine(url: str | None = None, migrate: bool = True) -> Engine:
+    """The shared engine for ``url`` (default ``ARENA_DATABASE_URL``) in this process.
 
-    Engines are per process: a forked worker child must not reuse its parent's sockets."""
+    Writers (``migrate``) bring the schema to the newest revision on first use; readers never
+    touch the schema: a database that was never migrated (or an older one) is a
+    ``SchemaNotReady`` naming ``arena db upgrade``, and a SQLite file that does not exist is
+    not created. Engines are per process: a forked worker child must not reuse its parent's
+    sockets."""
     url = normalize_url(url or settings().database_url)
     key = (url, os.getpid())
     with _lock:
         found = _engines.get(key)
         if found is None:
-            found = make_engine(url)
-            upgrade(found)
-            _engines[key] = found
+            if not migrate:
+                _check_exists(url)
+            found = _engines[key] = make_engine(url)
+        if key not in _migrated:
+            if migrate:
+                upgrade(found)
+            else:
+                _check_schema(found)
+            _migrated.add(key)
         return found
+
+
+def _check_exists(url: str) -> None:
+    path = url.split("///", 1)[-1] if url.startswith("sqlite") else ""
+    if path and path != ":memory:" and not Path(path).exists():
+        raise SchemaNotReady(f"no database at {path}: run `arena db upgrade` (or a tournament) first")
+
+
+def _check_schema(eng: Engine) -> None:
+    current, head = current_revision(eng), head_revision()
+    if current != head:
+        where = eng.url.render_as_string(hide_password=True)
+        found = f"at revision {current}" if current else "empty"
+        raise SchemaNotReady(f"the database {where} is {found}, this arena needs revision {head}: "
+                             "run `arena db upgrade`")
 
 
 def dispose_all() -> None:
@@ -92,6 +121,7 @@ def dispose_all() -> None:
             if key[1] == os.getpid():
                 eng.dispose()
             del _engines[key]
+            _migrated.discard(key)
 
 
 @contextmanager
@@ -105,7 +135,7 @@ def transaction(url: str | None = None) -> Iterator[Connection]:
 def read(url: str | None = None) -> Iterator[Connection]:
     """A connection for reads only (leaderboards, status): it never takes SQLite's write
     lock, so readers do not queue behind writers."""
-    with engine(url).connect() as connection:
+    with engine(url, migrate=False).connect() as connection:
         connection = connection.execution_options(arena_read_only=True)
         with connection.begin():
             yield connection

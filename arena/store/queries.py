@@ -128,14 +128,18 @@ def match_detail(connection: Connection, match_id: int) -> dict[str, Any]:
 def recent_matches(connection: Connection, tournament_id: int | None = None, bot: str | None = None,
                    limit: int = 50) -> list[dict[str, Any]]:
     """Matches newest first, optionally of one tournament or with one bot, with their seats'
-    ranks (empty until finished); the same keys as ``match_detail`` but no transcript."""
-    query = sa.select(match_t).order_by(match_t.c.id.desc()).limit(limit)
+    ranks (empty until finished); the same keys as ``match_detail`` but no transcript.
+
+    Rows carry the match's ``seed``: callers that show them to anyone pass them through
+    ``arena.store.disclosure.seal_listing`` first."""
+    query = sa.select(match_t).order_by(match_t.c.id.desc())
     if tournament_id is not None:
         query = query.where(match_t.c.tournament_id == tournament_id)
-    matches = connection.execute(query).all()
-    if bot is not None:
+    if bot is None:
+        matches = connection.execute(query.limit(limit)).all()
+    else:
         bot_id = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == bot)).scalar_one_or_none()
-        matches = [m for m in matches if bot_id in m.seating]
+        matches = [] if bot_id is None else _with_bot(connection, query, bot_id, limit)
     if not matches:
         return []
     ids = [m.id for m in matches]
@@ -145,6 +149,20 @@ def recent_matches(connection: Connection, tournament_id: int | None = None, bot
         seats.setdefault(row.match_id, []).append(dict(row._mapping))
     finished = dict(connection.execute(sa.select(result_t.c.match_id, result_t.c.finished_at)
                                        .where(result_t.c.match_id.in_(ids))).all())
-    return [{"id": m.id, "tournament_id": m.tournament_id, "game": m.game, "status": m.status,
+    return [{"id": m.id, "tournament_id": m.tournament_id, "game": m.game, "status": m.status, "seed": m.seed,
              "seating": [names.get(b, str(b)) for b in m.seating], "seats": seats.get(m.id, []),
              "finished_at": finished.get(m.id)} for m in matches]
+
+
+def _with_bot(connection: Connection, query: Any, bot_id: int, limit: int, page: int = 1000) -> list[Any]:
+    """The newest ``limit`` rows of ``query`` that seat ``bot_id`` (seating is a JSON list, which
+    no index covers portably, so it is read a page at a time)."""
+    found: list[Any] = []
+    offset = 0
+    while len(found) < limit:
+        rows = connection.execute(query.limit(page).offset(offset)).all()
+        found += [m for m in rows if bot_id in m.seating]
+        if len(rows) < page:
+            break
+        offset += page
+    return found[:limit]

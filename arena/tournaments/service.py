@@ -6,6 +6,7 @@ after this transaction has committed (a task must never see a row that does not 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,9 +15,11 @@ from sqlalchemy.engine import Connection
 
 from arena import games
 from arena.games import house
+from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
-from arena.store.queries import bots_by_id, ensure_house_bot
+from arena.store.queries import bots_by_id
 
+from . import limits
 from .schedule import round_robin
 
 match_t = Match.__table__
@@ -29,7 +32,7 @@ def create_tournament(
     bots: Sequence[str],
     sizes: Sequence[int] | None = None,
     repetitions: int = 1,
-    seed: int = 0,
+    seed: int | None = None,
     rated: bool = True,
     name: str = "",
     move_time: float = 2.0,
@@ -38,15 +41,21 @@ def create_tournament(
 ) -> int:
     """Write a round-robin tournament over several games and its scheduled matches.
 
-    ``bots`` are bot names (unknown names become house bots, see ``ensure_house_bot``);
-    ``sizes`` are table sizes, each used where the game allows it (default: every legal
-    size up to the number of bots). Returns the tournament id."""
-    if len(set(bots)) != len(bots) or len(bots) < 2:
-        raise ValueError("a tournament needs at least two distinct bots")
-    ids = {bot: ensure_house_bot(connection, bot) for bot in bots}
+    ``bots`` are bot names: house bots (``heuristic``, ``house:random-2``, see
+    ``arena.store.house_names``) or existing bots; ``sizes`` are table sizes, each used where
+    the game allows it (default: every legal size up to the number of bots). Without a
+    ``seed`` the master seed is drawn from ``secrets``: unseeded tournaments never replay each
+    other's deals. Every range is checked (``limits``) before anything is built or written.
+    Returns the tournament id."""
+    if len(set(bots)) != len(bots):
+        raise ValueError("a tournament's bots must be distinct")
+    limits.check_tournament(game_names, len(bots), sizes or [], repetitions, move_time, time_bank, name)
+    if seed is None:
+        seed = secrets.randbelow(2**62)
+    ids = {bot: house_names.resolve(connection, bot) for bot in bots}
     strategies = house_strategies(connection, list(ids.values()))
     strategies = {bot: strategies.get(ids[bot]) for bot in bots}
-    plans = []
+    chosen = []
     for game_name in game_names:
         game = games.get(game_name)
         game_options = game.resolve_options((options or {}).get(game_name))
@@ -58,6 +67,10 @@ def create_tournament(
         wanted = [n for n in (sizes or sorted(legal)) if n in legal and n <= len(bots)]
         if not wanted:
             raise ValueError(f"{game_name}: no table size among {list(sizes or [])} is playable")
+        chosen.append((game, game_options, wanted))
+    limits.check_match_count(len(bots), [wanted for _, _, wanted in chosen], repetitions)
+    plans = []
+    for game, game_options, wanted in chosen:
         plans += round_robin(game.name, [ids[b] for b in bots], wanted, repetitions, seed, game_options)
     tournament_id = connection.execute(
         tournament_t.insert()

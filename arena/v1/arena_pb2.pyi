@@ -223,18 +223,20 @@ class Decision(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., action: _Optional[str] = ..., ms: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class MatchDetail(_message.Message):
-    __slots__ = ("summary", "options_json", "seed", "scores", "decisions")
+    __slots__ = ("summary", "options_json", "seed", "scores", "decisions", "sealed")
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    SEALED_FIELD_NUMBER: _ClassVar[int]
     summary: MatchSummary
     options_json: str
     seed: int
     scores: _containers.RepeatedScalarFieldContainer[float]
     decisions: _containers.RepeatedCompositeFieldContainer[Decision]
-    def __init__(self, summary: _Optional[_Union[MatchSummary, _Mapping]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[float]] = ..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ...) -> None: ...
+    sealed: bool
+    def __init__(self, summary: _Optional[_Union[MatchSummary, _Mapping]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[float]] = ..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., sealed: _Optional[bool] = ...) -> None: ...
 
 class ChallengeRequest(_message.Message):
     __slots__ = ("game", "players", "options_json", "seed", "move_deadline_ms", "time_bank_ms")

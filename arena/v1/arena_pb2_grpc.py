@@ -92,7 +92,7 @@ class ArenaServicer:
     """
 
     def RegisterBot(self, request, context):
-        """Register a bot; returns its token once.
+        """Register a bot; returns its token once (admin only when registration is closed).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,14 +151,15 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """One match with its transcript.
+        """One match; its transcript once the match is no longer sealed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Challenge(self, request, context):
-        """An unrated match against chosen opponents.
+        """Bot: an unrated match against chosen opponents.
+        bot
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -156,18 +156,26 @@ class MoveResult(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., code: _Optional[_Union[MoveResult.Code, str]] = ..., applied_action: _Optional[str] = ..., strikes: _Optional[int] = ..., detail: _Optional[str] = ..., latency_ms: _Optional[int] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
-    __slots__ = ("match_id", "scores", "ranks", "forfeited", "reason")
+    __slots__ = ("match_id", "scores", "ranks", "forfeited", "reason", "game", "seat", "players", "tournament_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     RANKS_FIELD_NUMBER: _ClassVar[int]
     FORFEITED_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     scores: _containers.RepeatedScalarFieldContainer[float]
     ranks: _containers.RepeatedScalarFieldContainer[int]
     forfeited: bool
     reason: str
-    def __init__(self, match_id: _Optional[str] = ..., scores: _Optional[_Iterable[float]] = ..., ranks: _Optional[_Iterable[int]] = ..., forfeited: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+    game: str
+    seat: int
+    players: _containers.RepeatedScalarFieldContainer[str]
+    tournament_id: str
+    def __init__(self, match_id: _Optional[str] = ..., scores: _Optional[_Iterable[float]] = ..., ranks: _Optional[_Iterable[int]] = ..., forfeited: _Optional[bool] = ..., reason: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., tournament_id: _Optional[str] = ...) -> None: ...
 
 class Ping(_message.Message):
     __slots__ = ("nonce",)

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 
 from arena import games, ratings
 from arena.referee.transcript import FORFEITED, OK
+from arena.store import disclosure
 from arena.store.models import RatingHistory
 from arena.store.queries import (
     bot_t,
@@ -40,27 +41,9 @@ class NotFound(KeyError):
 # ----- the trust rule ------------------------------------------------------------------------
 
 def deal_is_secret(connection: Connection, match: Any) -> bool:
-    """True while another match dealt from the same (game, seed) is still to be played.
-
-    Duplicate format replays one deal across seatings, and tournaments drawn up with the
-    same seed deal the same cards, so a finished match's transcript would reproduce the
-    hidden cards of such an unfinished match: it stays secret until the last of them ends.
-    Looked up where equal deals come from (the match's tournament, running tournaments
-    with the same seed, challenges), each through the (tournament, game, status) index."""
-    scopes: list[int | None] = [None]
-    if match.tournament_id is not None:
-        seed = connection.execute(sa.select(tournament_t.c.seed).where(
-            tournament_t.c.id == match.tournament_id)).scalar_one_or_none()
-        scopes += [match.tournament_id, *connection.execute(sa.select(tournament_t.c.id).where(
-            tournament_t.c.seed == seed, tournament_t.c.status == "running",
-            tournament_t.c.id != match.tournament_id)).scalars()]
-    for scope in scopes:
-        where = match_t.c.tournament_id.is_(None) if scope is None else match_t.c.tournament_id == scope
-        if connection.execute(sa.select(match_t.c.id).where(
-                where, match_t.c.game == match.game, match_t.c.status.in_(PENDING),
-                match_t.c.seed == match.seed, match_t.c.id != match.id).limit(1)).first() is not None:
-            return True
-    return False
+    """True while another match dealt from the same (game, seed) is still to be played: the
+    arena's one disclosure rule (``arena.store.disclosure``)."""
+    return (match.game, int(match.seed)) in disclosure.deals_in_play(connection, [match])
 
 
 def replay_allowed(connection: Connection, match: Any) -> bool:

@@ -4,7 +4,8 @@ another language would be), not the SDK. It prints one JSON line per message it 
     python -m tests.referee.rogue_bot MODE   (ARENA_ADDRESS, ARENA_BOT_TOKEN from the env)
 
 Modes: good, slow, late, illegal, malformed, oversized, wrong_match, wrong_turn, replay,
-index, die_after_3, one_at_a_time, hijack:MATCH_ID."""
+index, die_after_3, one_at_a_time, paced, hijack:MATCH_ID, replay_after (each move sent again once
+its result is in). After a final GatewayError it reads on, to print the stream's status."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 def main(mode: str) -> None:
     outbox: queue.Queue[gateway_pb2.BotMessage | None] = queue.Queue()
-    slots = 1 if mode == "one_at_a_time" else 4
+    slots = 1 if mode in ("one_at_a_time", "paced") else 4
     outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue")))
 
     def requests():  # type: ignore[no-untyped-def]
@@ -44,13 +45,20 @@ def main(mode: str) -> None:
             kind = message.WhichOneof("body")
             if kind == "move_result":
                 r = message.move_result
-                print(json.dumps({"kind": kind, "turn": r.turn_id, "match": r.match_id,
-                                  "code": gateway_pb2.MoveResult.Code.Name(r.code)}), flush=True)
+                code = gateway_pb2.MoveResult.Code.Name(r.code)
+                print(json.dumps({"kind": kind, "turn": r.turn_id, "match": r.match_id, "code": code}), flush=True)
+                if mode == "replay_after" and code == "OK":
+                    send_move(r.match_id, r.turn_id, action=r.applied_action)
+                continue
+            if kind == "match_ended":
+                ended = message.match_ended
+                print(json.dumps({"kind": kind, "match": ended.match_id, "game": ended.game, "seat": ended.seat,
+                                  "players": list(ended.players), "forfeited": ended.forfeited}), flush=True)
                 continue
             print(json.dumps({"kind": kind}), flush=True)
-            if kind == "error":  # replaced by a newer stream, or revoked
+            if kind == "error":  # replaced by a newer stream, or revoked: the status follows
                 outbox.put(None)
-                return
+                continue
             if kind == "ping":
                 outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
             if kind != "turn":
@@ -58,9 +66,10 @@ def main(mode: str) -> None:
             turn = message.turn
             turns += 1
             first = turn.legal_actions[0]
-            if mode == "one_at_a_time":  # one match at a time, 30 ms a move
-                threading.Timer(0.03, send_move, (turn.match_id, turn.turn_id), {"action": first}).start()
-            elif mode == "good" or (mode == "die_after_3" and turns < 3):
+            if mode in ("one_at_a_time", "paced"):  # one match at a time, 30 ms (paced: 300 ms) a move
+                pause = 0.3 if mode == "paced" else 0.03
+                threading.Timer(pause, send_move, (turn.match_id, turn.turn_id), {"action": first}).start()
+            elif mode in ("good", "replay_after") or (mode == "die_after_3" and turns < 3):
                 send_move(turn.match_id, turn.turn_id, action=first)
             elif mode == "die_after_3":
                 os._exit(3)
@@ -90,6 +99,8 @@ def main(mode: str) -> None:
     except grpc.RpcError as error:
         print(json.dumps({"kind": "closed", "code": error.code().name}), flush=True)
         time.sleep(0.1)
+        return
+    print(json.dumps({"kind": "closed", "code": "OK"}), flush=True)
 
 
 if __name__ == "__main__":

@@ -72,13 +72,15 @@ def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_gr
 
 def test_admin_calls_need_the_admin_token(arena: arena_pb2_grpc.ArenaStub) -> None:
     request = arena_pb2.CreateTournamentRequest(games=[arena_pb2.TournamentGame(game=GAME)], bots=["random", "heuristic"])
-    for metadata in [None, (("authorization", "Bearer wrong"),)]:
+    bot = (("authorization", f"Bearer {register(arena, 'plain-bot')}"),)
+    for metadata, code in [(None, grpc.StatusCode.PERMISSION_DENIED), (bot, grpc.StatusCode.PERMISSION_DENIED),
+                           ((("authorization", "Bearer wrong"),), grpc.StatusCode.UNAUTHENTICATED)]:
         with pytest.raises(grpc.RpcError) as caught:
             arena.CreateTournament(request, metadata=metadata)
-        assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert caught.value.code() == code
         with pytest.raises(grpc.RpcError) as caught:
             arena.RevokeBot(arena_pb2.RevokeBotRequest(name="x"), metadata=metadata)
-        assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert caught.value.code() == code
 
 
 def test_list_games_shows_every_game_with_options(arena: arena_pb2_grpc.ArenaStub) -> None:
@@ -116,7 +118,7 @@ def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
 def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
         arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     register(arena, "absent-bot")
-    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["absent-bot", "house:random"]))
+    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["absent-bot", "house:random"]), metadata=ADMIN)
     deadline = time.monotonic() + 30
     while arena.GetMatch(ref).summary.status == "scheduled" and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -127,7 +129,8 @@ def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
     bot = start_bot("bots.random_bot", server.address, token)
     try:
         wait_connected(token)
-        ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["house:heuristic", "present-bot"], seed=3))
+        ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["house:heuristic", "present-bot"]),
+                              metadata=(("authorization", f"Bearer {token}"),))
         deadline = time.monotonic() + 60
         while arena.GetMatch(ref).summary.status != "done" and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -84,6 +84,11 @@ def test_bad_moves_strike_three_times_then_forfeit(gateway: tuple[ServerThread, 
     events = finish(bot)
     assert_forfeited_after_three(result, code)
     assert [e["code"] for e in events if e["kind"] == "move_result"][:3] == [code.upper()] * 3
+    # MatchEnded says so, and names the game and seat (a bot back after a forfeit never saw
+    # the match start on its new stream).
+    ended = [e for e in events if e["kind"] == "match_ended"]
+    assert ended and ended[-1]["forfeited"] is True
+    assert ended[-1]["game"] == GAME and ended[-1]["seat"] == 0 and ended[-1]["players"] == ["alice", "house"]
 
 
 def test_an_oversized_message_closes_the_stream_and_the_bot_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
@@ -104,6 +109,35 @@ def test_moves_for_the_wrong_match_or_turn_or_replayed_are_rejected(
     events = finish(bot)
     assert set(seat0_codes(result)) == {"ok"}, "the right moves still count"
     assert "REJECTED" in [e["code"] for e in events if e["kind"] == "move_result"]
+
+
+def test_a_move_replayed_after_its_result_is_rejected_not_late(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    """docs/protocol.md: an answer to a turn already answered is REJECTED as a replay, also once
+    its result is in (LATE is for turns the referee decided without the bot)."""
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "replay_after")
+    result = play(mailbox, Clock(move=2, bank=2))
+    events = [e for e in finish(bot) if e["kind"] == "move_result"]
+    assert set(seat0_codes(result)) == {"ok"}
+    ok = sum(1 for e in events if e["code"] == "OK")
+    assert ok > 1
+    assert sum(1 for e in events if e["code"] == "REJECTED") >= ok - 1
+    assert "LATE" not in {e["code"] for e in events}
+
+
+def test_a_replaced_stream_is_told_and_ends_with_aborted(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+    """gateway.proto: a final GatewayError ends the stream with a gRPC status too."""
+    server, mailbox = gateway
+    first = rogue(server, mailbox, "good")
+    second = start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "good")
+    try:
+        output = first.communicate(timeout=30)[0].decode()
+    finally:
+        second.terminate()
+        second.communicate(timeout=10)
+    events = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert [e["kind"] for e in events[-2:]] == ["error", "closed"], events[-3:]
+    assert events[-1]["code"] == "ABORTED"
 
 
 def test_moves_by_index_are_accepted(gateway: tuple[ServerThread, LocalMailbox]) -> None:

@@ -99,3 +99,17 @@ def test_health_is_not_serving_during_graceful_shutdown(rules_server: object) ->
         server.call(server.running.health.enter_graceful_shutdown())  # type: ignore[attr-defined]
         status = health.Check(health_pb2.HealthCheckRequest(service="arena.v1.Rules")).status
         assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+def test_reflection_v1_answers_beside_v1alpha(rules_server: object, channel: grpc.Channel) -> None:
+    """Newer grpcurl and Postman ask for grpc.reflection.v1 first; its messages are v1alpha's."""
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    call = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                                 request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                 response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+    replies = list(call(iter([reflection_pb2.ServerReflectionRequest(list_services=""),
+                              reflection_pb2.ServerReflectionRequest(file_containing_symbol="arena.v1.Rules")])))
+    listed = {s.name for s in replies[0].list_services_response.service}
+    assert {"arena.v1.Rules", "grpc.reflection.v1.ServerReflection", "grpc.health.v1.Health"} <= listed
+    assert replies[1].file_descriptor_response.file_descriptor_proto, "the Rules service's descriptor"

@@ -1,0 +1,112 @@
+"""Who is calling: anonymous, a bot (its token) or the admin (the admin token).
+
+Every Arena call starts by asking ``Access.caller``; the authorization table in
+docs/operations.md ("Who may do what") says what each kind of caller may do, and the
+servicer enforces it call by call. A token that is presented but wrong is an error
+(UNAUTHENTICATED), never silently anonymous, and each such failure counts against the peer:
+past ``ARENA_AUTH_FAILURES_PER_MINUTE`` failures in a minute, a peer's credentialed calls are
+refused with RESOURCE_EXHAUSTED until the minute has passed, so tokens cannot be guessed at
+line speed.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from arena.referee.gateway import BotIdentity, bearer_token, peer_address
+
+WINDOW = 60.0  # seconds over which failed attempts are counted
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated caller of one call."""
+
+    admin: bool = False
+    bot: BotIdentity | None = None
+
+    @property
+    def anonymous(self) -> bool:
+        return not self.admin and self.bot is None
+
+
+class AttemptLimiter:
+    """Failed authentication attempts per peer address over the last minute."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self.failures: dict[str, deque[float]] = {}
+
+    def _recent(self, peer: str) -> deque[float]:
+        found = self.failures.get(peer)
+        if found is None:
+            return deque()
+        cutoff = self.clock() - WINDOW
+        while found and found[0] < cutoff:
+            found.popleft()
+        if not found:
+            del self.failures[peer]
+        return found
+
+    def blocked(self, peer: str) -> bool:
+        return self.per_minute > 0 and len(self._recent(peer)) >= self.per_minute
+
+    def failed(self, peer: str) -> None:
+        self._recent(peer)
+        self.failures.setdefault(peer, deque()).append(self.clock())
+        if len(self.failures) > 100_000:  # bounded memory under a spray of addresses
+            self.failures.pop(next(iter(self.failures)))
+
+
+class Access:
+    """Resolves callers from their metadata; ``authenticate`` maps a bot token to its bot."""
+
+    def __init__(self, admin_token: str | None, authenticate: Callable[[str], Awaitable[BotIdentity | None]],
+                 limiter: AttemptLimiter) -> None:
+        self.admin_token = admin_token
+        self.authenticate = authenticate
+        self.limiter = limiter
+
+    def is_admin_token(self, token: str) -> bool:
+        return bool(self.admin_token) and hmac.compare_digest(token.encode(), (self.admin_token or "").encode())
+
+    async def caller(self, context: Any) -> Caller:
+        """Who is calling, or the call is aborted (a wrong token, or too many of them)."""
+        token = bearer_token(context.invocation_metadata())
+        if token is None:
+            return Caller()
+        peer = peer_address(context)
+        if self.limiter.blocked(peer):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                "too many failed authentication attempts: try again in a minute")
+        if self.is_admin_token(token):
+            return Caller(admin=True)
+        identity = await self.authenticate(token)
+        if identity is None:
+            self.limiter.failed(peer)
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
+        return Caller(bot=identity)
+
+    async def require_admin(self, context: Any) -> Caller:
+        who = await self.caller(context)
+        if not who.admin:
+            if not self.admin_token:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                    "admin calls are disabled: the server has no ARENA_ADMIN_TOKEN")
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "admin token required")
+        return who
+
+    async def require_bot(self, context: Any) -> Caller:
+        who = await self.caller(context)
+        if who.anonymous:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "a bot's token is required (authorization: Bearer <token>)")
+        return who

@@ -1,0 +1,64 @@
+"""The house bots' namespace, one spelling everywhere.
+
+A house bot is named by its strategy, optionally with a suffix for a second copy
+(``heuristic``, ``random-2``), and may be written with the ``house:`` prefix
+(``house:heuristic``) wherever a bot is named: tournaments, challenges, the command line.
+Every such name is reserved: an external bot cannot register ``heuristic-2`` and be seated by
+a later tournament in place of the house bot.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena import games
+
+from .models import Bot
+
+PREFIX = "house:"
+bot_t = Bot.__table__
+
+
+@functools.cache
+def strategies() -> frozenset[str]:
+    """Every house strategy of every game (``random``, ``heuristic``, ...)."""
+    return frozenset(name for game in games.names() for name in games.bot_names(game))
+
+
+def house_name(name: str) -> str | None:
+    """The stored name of the house bot ``name`` spells (``house:random-2`` -> ``random-2``),
+    or None when ``name`` is not a house bot's name. ``house:`` with an unknown strategy is
+    a ValueError: the caller clearly meant a house bot."""
+    bare = name[len(PREFIX):] if name.startswith(PREFIX) else name
+    strategy = bare.split("-", 1)[0]
+    if strategy in strategies():
+        return bare
+    if name.startswith(PREFIX):
+        raise ValueError(f"no house bot {bare!r}: house bots are {', '.join(sorted(strategies()))}")
+    return None
+
+
+def reserved(name: str) -> bool:
+    """True for names an external bot may not take."""
+    return name.lower().startswith("house") or ":" in name or house_name(name) is not None
+
+
+def resolve(connection: Connection, name: str) -> int:
+    """The id of the bot a tournament or challenge names: a house bot (created on first use)
+    or an existing bot; an unknown name is a ValueError."""
+    from .queries import ensure_house_bot
+
+    stored = house_name(name)
+    found = connection.execute(
+        sa.select(bot_t.c.id, bot_t.c.kind).where(bot_t.c.name == (stored or name))).first()
+    if stored is not None:
+        if found is not None and found.kind != "house":
+            raise ValueError(f"{stored!r} is a house bot's name held by an external bot: revoke and rename it")
+        return int(found.id) if found is not None else ensure_house_bot(connection, stored)
+    if found is None:
+        raise ValueError(f"no bot named {name!r}: register it first, or name a house bot "
+                         f"({', '.join(PREFIX + s for s in sorted(strategies()))})")
+    return int(found.id)
