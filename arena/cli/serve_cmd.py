@@ -1,4 +1,5 @@
-"""``arena serve``, ``arena bot register|revoke`` and ``arena challenge``."""
+"""``arena serve`` (optionally with the web face beside it), ``arena bot register|revoke`` and
+``arena challenge``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve = subparsers.add_parser("serve", help="run the gRPC server: bot gateway, Arena and Rules services")
     serve.add_argument("--address", help="host:port (default ARENA_GRPC_ADDRESS or 127.0.0.1:50051)")
     serve.add_argument("--metrics-port", type=int, help="gateway /metrics port (default 9809, 0 = off)")
+    serve.add_argument("--web", metavar="HOST:PORT", nargs="?", const="127.0.0.1:8080", default=None,
+                       help="also serve the web face (read-only pages and JSON API) there "
+                            "(default when given alone: %(const)s)")
     serve.set_defaults(func=run_serve)
 
     bot = subparsers.add_parser("bot", help="register or revoke external bots")
@@ -46,6 +50,15 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.address:
         settings = ServerSettings(**{**settings.__dict__, "address": args.address})
     port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
+    if args.web:
+        from arena.store import db
+        from arena.web import background
+        from arena.web.app import create_app
+
+        db.engine()  # the gRPC side writes: the schema is made before the web face reads it
+        host, web_port = args.web.rsplit(":", 1)
+        web = background.start(create_app(None), host, int(web_port))
+        logging.getLogger("arena.serve").info("web face on %s", web.url)
     asyncio.run(serve.serve_forever(settings, port))
     return 0
 
