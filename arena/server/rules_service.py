@@ -29,31 +29,31 @@ class RulesService(rules_pb2_grpc.RulesServicer):
         except RecursionError:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "options_json nested too deeply")
         except (KeyError, ValueError) as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         return state_reply(state)
 
     async def LegalActions(self, request: rules_pb2.StateRequest, context: Any) -> rules_pb2.LegalActionsReply:
         state = await load_state(request.state_json, context)
+        await check_seat(state, request.seat, context)
         return rules_pb2.LegalActionsReply(legal_actions=state.legal_actions(request.seat))
 
     async def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.StateReply:
         state = await load_state(request.state_json, context)
+        await check_seat(state, request.seat, context)
         try:
             state.apply(request.seat, request.action)
         except IllegalAction as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         return state_reply(state)
 
     async def Observe(self, request: rules_pb2.StateRequest, context: Any) -> rules_pb2.ObserveReply:
         state = await load_state(request.state_json, context)
-        if request.seat >= state.num_players:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no seat {request.seat}")
+        await check_seat(state, request.seat, context)
         return rules_pb2.ObserveReply(observation_json=games.dumps(state.observation(request.seat)))
 
     async def Resample(self, request: rules_pb2.ResampleRequest, context: Any) -> rules_pb2.StateReply:
         state = await load_state(request.state_json, context)
-        if request.seat >= state.num_players:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no seat {request.seat}")
+        await check_seat(state, request.seat, context)
         return state_reply(state.resample_hidden(request.seat, random.Random(request.seed)))
 
 
@@ -68,8 +68,19 @@ async def load_state(state_json: str, context: Any) -> State:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "not a valid state: nested too deeply")
         raise  # unreachable: abort raises
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"not a valid state: {error}")
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(f"not a valid state: {error}"))
         raise  # unreachable: abort raises
+
+
+async def check_seat(state: State, seat: int, context: Any) -> None:
+    if seat >= state.num_players:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no seat {seat} in a {state.num_players}-player state")
+
+
+def brief(detail: str, limit: int = 300) -> str:
+    """An error detail short enough for a status trailer: an echo of a 100 kB action would
+    overflow gRPC's metadata limit and turn a clear error into a dropped stream."""
+    return detail if len(detail) <= limit else detail[:limit] + "…"
 
 
 def state_reply(state: State) -> rules_pb2.StateReply:

@@ -113,3 +113,15 @@ def test_reflection_v1_answers_beside_v1alpha(rules_server: object, channel: grp
     listed = {s.name for s in replies[0].list_services_response.service}
     assert {"arena.v1.Rules", "grpc.reflection.v1.ServerReflection", "grpc.health.v1.Health"} <= listed
     assert replies[1].file_descriptor_response.file_descriptor_proto, "the Rules service's descriptor"
+
+
+def test_bad_seats_and_huge_actions_are_clear_invalid_arguments(rules_server: object, channel: grpc.Channel) -> None:
+    stub = rules_pb2_grpc.RulesStub(channel)
+    state = stub.NewState(rules_pb2.NewStateRequest(game="crazy_eights", num_players=2, seed=3)).state_json
+    for call, request in [(stub.LegalActions, rules_pb2.StateRequest(state_json=state, seat=99)),
+                          (stub.Apply, rules_pb2.ApplyRequest(state_json=state, seat=99, action="x")),
+                          (stub.Apply, rules_pb2.ApplyRequest(state_json=state, seat=0, action="x" * 100_000))]:
+        with pytest.raises(grpc.RpcError) as caught:
+            call(request)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value.details()
+        assert len(caught.value.details()) < 1000
