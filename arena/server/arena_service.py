@@ -24,6 +24,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
+from .rules_service import brief
 from .sessions import Kicker
 from .settings import ServerSettings
 
@@ -60,9 +61,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             made = await self._db(lambda c: bot_tokens.register(c, request.name, request.owner))
         except bot_tokens.NameTaken as error:
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         except ValueError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         return arena_pb2.RegisterBotResponse(bot_id=str(made.bot_id), name=made.name, token=made.token)
 
     async def RevokeBot(self, request: arena_pb2.RevokeBotRequest, context: Any) -> arena_pb2.RevokeBotResponse:
@@ -97,7 +98,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 name=request.name, move_time=(request.move_deadline_ms or 2000) / 1000,
                 time_bank=(request.time_bank_ms or 30000) / 1000, options=options))
         except (KeyError, ValueError, BadOptions) as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error).strip("'\""))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         start_in_background(tournament_id)
         return arena_pb2.TournamentRef(tournament_id=str(tournament_id))
 
@@ -105,7 +106,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             status = await self._db(lambda c: queries.tournament_status(c, int(ref.tournament_id)), read=True)
         except (KeyError, ValueError):
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {ref.tournament_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {ref.tournament_id!r}"))
         return arena_pb2.TournamentStatus(
             tournament_id=str(status["id"]), name=status["name"], status=status["status"],
             progress=[arena_pb2.GameProgress(game=g, done=c["done"] + c["failed"] + c["cancelled"], total=c["total"])
@@ -127,7 +128,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             await self._db(lambda c: tournaments.cancel_tournament(c, int(request.tournament_id)))
         except (KeyError, ValueError):
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {request.tournament_id!r}"))
         return await self._status(request, context)
 
     # ----- results -------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             games.get(request.game)
         except KeyError as error:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error).strip("'\"")))
         rows = await self._db(lambda c: queries.leaderboard(c, request.game, min(request.limit or 1000, 1000)),
                               read=True)
         return arena_pb2.LeaderboardResponse(game=request.game, rows=[
@@ -148,7 +149,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         tournament = None
         if request.tournament_id:
             if not request.tournament_id.isdigit():
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no tournament {request.tournament_id!r}")
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(f"no tournament {request.tournament_id!r}"))
             tournament = int(request.tournament_id)
         limit = min(request.limit or 50, 1000)
 
@@ -163,7 +164,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             detail = await self._db(lambda c: disclosure.public_detail(c, int(request.match_id)), read=True)
         except (KeyError, ValueError):
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no match {request.match_id!r}"))
         transcript = detail.get("transcript") or {}
         return arena_pb2.MatchDetail(
             summary=summary(detail), options_json=games.dumps(detail["options"]), seed=detail["seed"] or 0,
@@ -188,7 +189,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 c, request.game, list(request.players), options, request.seed or None,
                 (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000))
         except (KeyError, ValueError, BadOptions) as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error).strip("'\""))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         threading.Thread(target=challenge.play, args=(match_id,), daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 

@@ -286,3 +286,17 @@ def test_registration_is_admin_only_when_closed_and_by_default_off_loopback(tmp_
     finally:
         closed.stop()
         db.dispose_all()
+
+
+def test_huge_names_get_a_clear_error_not_a_dropped_stream(arena) -> None:  # noqa: F811
+    huge = "x" * 100_000
+    for call, request in [
+        (arena.CreateTournament, arena_pb2.CreateTournamentRequest(
+            games=[arena_pb2.TournamentGame(game=GAME)], bots=["random", huge])),
+        (arena.CreateTournament, arena_pb2.CreateTournamentRequest(
+            games=[arena_pb2.TournamentGame(game=huge)], bots=["random", "heuristic"])),
+        (arena.GetMatch, arena_pb2.MatchRef(match_id=huge)),
+        (arena.CancelTournament, arena_pb2.TournamentRef(tournament_id=huge)),
+    ]:
+        code = code_of(call, request, metadata=ADMIN)
+        assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), code
