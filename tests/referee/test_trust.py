@@ -300,3 +300,48 @@ def test_huge_names_get_a_clear_error_not_a_dropped_stream(arena) -> None:  # no
     ]:
         code = code_of(call, request, metadata=ADMIN)
         assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), code
+
+
+def test_revocation_reaches_every_gateway(shared_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `arena serve` gateways on one Redis and one store: a token revoked straight in the
+    store (no RPC at all) ends the streams on both within seconds."""
+    import uuid
+
+    from arena.referee import external
+    from arena.server.embedded import BackgroundServer
+    from arena.server.settings import ServerSettings
+    from arena.store import bot_tokens
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
+    monkeypatch.setenv("ARENA_REDIS_URL", shared_redis)
+    monkeypatch.setenv("ARENA_MAILBOX_PREFIX", f"test:{uuid.uuid4().hex}:")
+    external.forget()
+    gateways = [BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret")) for _ in range(2)]
+    bots = []
+    try:
+        with db.transaction() as connection:
+            tokens = [bot_tokens.register(connection, f"far-{i}").token for i in range(2)]
+        for token, gateway in zip(tokens, gateways, strict=True):
+            env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": gateway.address, "PYTHONPATH": str(ROOT)}
+            bots.append(subprocess.Popen([sys.executable, "-m", "tests.referee.rogue_bot", "good"], env=env, cwd=ROOT,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        for token in tokens:
+            wait_connected(token)
+        started = time.monotonic()
+        with db.transaction() as connection:
+            for i in range(2):
+                bot_tokens.revoke(connection, f"far-{i}")
+        outputs = [bot.communicate(timeout=30)[0] for bot in bots]
+        elapsed = time.monotonic() - started
+    finally:
+        for bot in bots:
+            bot.kill()
+        for gateway in gateways:
+            gateway.stop()
+        external.forget()
+        db.dispose_all()
+    for output in outputs:
+        events = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        assert [e["kind"] for e in events[-2:]] == ["error", "closed"], events[-3:]
+        assert events[-1]["code"] == "UNAUTHENTICATED"
+    assert elapsed < 10, elapsed
