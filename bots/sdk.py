@@ -22,6 +22,8 @@ import json
 import logging
 import os
 import random
+from collections.abc import Callable, Coroutine, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,8 +130,10 @@ class Connection:
     max_backoff: float = 30.0
     max_attempts: int | None = None  # None = reconnect forever
 
-    def channel(self) -> grpc.aio.Channel:
-        options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1)]
+    def channel(self, extra_options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
+        """A new channel to ``address`` (TLS as above); ``extra_options`` are more gRPC
+        channel arguments."""
+        options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1), *extra_options]
         roots = self.root_certificates
         if roots is None and self.tls_ca:
             roots = Path(self.tls_ca).read_bytes()
@@ -142,8 +146,11 @@ class Connection:
 class Session:
     """One connected stream: reads referee messages, answers turns concurrently."""
 
+    client = SDK_VERSION  # the Hello's client field
+
     def __init__(self, bot: Bot) -> None:
-        self.bot = bot
+        self.bot: Any = bot
+        self.log: logging.Logger | logging.LoggerAdapter[logging.Logger] = log
         self.matches: dict[str, Match] = {}
         self.outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
         self.welcomed = asyncio.Event()
@@ -154,15 +161,20 @@ class Session:
         """The bot's side of the stream: Hello first, then whatever the handlers queue."""
         yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(
             games=list(self.bot.games), max_matches=max(1, self.bot.max_matches),
-            client=SDK_VERSION, want_sample_state=self.bot.want_sample_state))
+            client=self.client, want_sample_state=self.bot.want_sample_state))
         while (message := await self.outbox.get()) is not None:
             yield message
+
+    async def call(self, code: Any, *args: Any) -> Any:
+        """Run the bot's code (``act`` or a hook) in a thread, so that a slow decision in one
+        match does not hold up the others."""
+        return await asyncio.to_thread(code, *args)
 
     async def handle(self, message: gateway_pb2.RefereeMessage) -> None:
         kind = message.WhichOneof("body")
         if kind == "welcome":
-            log.info("connected as %s (up to %d matches at once)",
-                     message.welcome.bot_name, message.welcome.max_matches)
+            self.log.info("connected as %s (up to %d matches at once)",
+                          message.welcome.bot_name, message.welcome.max_matches)
             self.welcomed.set()
         elif kind == "match_started":
             started = message.match_started
@@ -173,7 +185,7 @@ class Session:
                 move_deadline_ms=started.move_deadline_ms, time_bank_ms=started.time_bank_ms,
                 tournament_id=started.tournament_id)
             self.matches[match.match_id] = match
-            await asyncio.to_thread(self.bot.on_match_start, match)
+            await self.call(self.bot.on_match_start, match)
         elif kind == "turn":
             task = asyncio.create_task(self.answer(message.turn))
             self.tasks.add(task)
@@ -181,8 +193,8 @@ class Session:
         elif kind == "move_result":
             result = message.move_result
             if result.code != gateway_pb2.MoveResult.OK:
-                log.warning("match %s turn %d: %s (%s), strikes %d", result.match_id, result.turn_id,
-                            gateway_pb2.MoveResult.Code.Name(result.code), result.detail, result.strikes)
+                self.log.warning("match %s turn %d: %s (%s), strikes %d", result.match_id, result.turn_id,
+                                 gateway_pb2.MoveResult.Code.Name(result.code), result.detail, result.strikes)
         elif kind == "match_ended":
             ended = message.match_ended
             match = self.matches.pop(ended.match_id, None)
@@ -190,13 +202,13 @@ class Session:
                 match = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
                               0, 0, ended.tournament_id)
             if match is not None:
-                await asyncio.to_thread(self.bot.on_match_end, MatchResult(
+                await self.call(self.bot.on_match_end, MatchResult(
                     match=match, scores=list(ended.scores), ranks=list(ended.ranks),
                     forfeited=ended.forfeited, reason=ended.reason))
         elif kind == "ping":
             await self.outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
         elif kind == "error":
-            log.error("gateway: %s: %s", message.error.code, message.error.message)
+            self.log.error("gateway: %s: %s", message.error.code, message.error.message)
             if message.error.code in ("replaced", "revoked"):
                 # Reconnecting would only fight the newer process (or a dead token).
                 self.final = f"{message.error.code}: {message.error.message}"
@@ -212,9 +224,9 @@ class Session:
             sample_state=json.loads(wire.sample_state_json) if wire.sample_state_json else None)
         move = gateway_pb2.Move(match_id=wire.match_id, turn_id=wire.turn_id)
         try:
-            choice = await asyncio.to_thread(self.bot.act, turn)
+            choice = await self.call(self.bot.act, turn)
         except Exception:  # a bug in the bot must not kill its other matches
-            log.exception("act() failed in match %s; sending nothing for this turn", wire.match_id)
+            self.log.exception("act() failed in match %s; sending nothing for this turn", wire.match_id)
             return
         if isinstance(choice, int) and not isinstance(choice, bool):
             move.index = choice
@@ -226,14 +238,25 @@ class Session:
 async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = None) -> None:
     """Play until ``stop`` is set (or forever), reconnecting with backoff. Raises
     ``FinalError`` when the gateway refuses the bot for good."""
+    await keep_playing(lambda: Session(bot), connection, stop)
+
+
+async def keep_playing(new_session: Callable[[], Session], connection: Connection,
+                       stop: asyncio.Event | None = None,
+                       open_channel: Callable[[], AbstractAsyncContextManager[grpc.aio.Channel]] | None = None,
+                       ) -> None:
+    """The loop behind ``play``: one ``new_session()`` per stream, reconnecting with backoff
+    and jitter until ``stop`` is set or an error is final (``FinalError``). ``open_channel``
+    gives the channel for one stream (default: a channel of its own, closed after it)."""
     if not connection.token:
         raise FinalError("no token: set ARENA_BOT_TOKEN or pass Connection(token=...)")
     stop = stop or asyncio.Event()
+    open_channel = open_channel or connection.channel
     attempt = 0
     while not stop.is_set():
-        session = Session(bot)
+        session = new_session()
         try:
-            async with connection.channel() as channel:
+            async with open_channel() as channel:
                 stub = gateway_pb2_grpc.BotGatewayStub(channel)
                 call = stub.Connect(session.messages(),
                                     metadata=(("authorization", f"Bearer {connection.token}"),))
@@ -255,7 +278,7 @@ async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = No
                 raise FinalError(session.final) from None
             if error.code() in FINAL_CODES:
                 raise FinalError(f"{error.code().name}: {error.details()}") from None
-            log.warning("connection lost: %s %s", error.code().name, error.details())
+            session.log.warning("connection lost: %s %s", error.code().name, error.details())
             if session.welcomed.is_set():
                 attempt = 0
         attempt += 1
@@ -263,7 +286,7 @@ async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = No
             raise FinalError(f"gave up after {attempt} attempts")
         delay = min(connection.max_backoff, connection.min_backoff * 2 ** (attempt - 1))
         delay *= random.uniform(0.5, 1.0)  # jitter: many bots must not reconnect in lockstep
-        log.info("reconnecting in %.1f s", delay)
+        session.log.info("reconnecting in %.1f s", delay)
         try:
             await asyncio.wait_for(stop.wait(), delay)
         except TimeoutError:
@@ -277,9 +300,15 @@ async def _read(call: Any, session: Session) -> None:
 
 def run(bot: Bot, connection: Connection | None = None) -> None:
     """Connect and play until interrupted (Ctrl-C)."""
+    run_until_final(play(bot, connection or Connection()))
+
+
+def run_until_final(playing: Coroutine[Any, Any, Any]) -> None:
+    """Log to stderr and run ``playing`` until interrupted (Ctrl-C); a ``FinalError`` is
+    logged and exits with status 1."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        asyncio.run(play(bot, connection or Connection()))
+        asyncio.run(playing)
     except KeyboardInterrupt:
         pass
     except FinalError as error:
