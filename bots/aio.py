@@ -129,10 +129,13 @@ class _Shared:
 
 class ChannelPool:
     """Channels shared by many bots' streams: a stream goes on the first channel to its
-    server with a free slot; when all are full a new one opens, and a channel closes when its
-    last stream ends. gRPC multiplexes streams on one connection, but the server accepts at
-    most ``ARENA_MAX_STREAMS`` at once on each (16 by default): a stream beyond that would
-    wait, never connected."""
+    server with a free slot; when all are full a new one opens. gRPC multiplexes streams on
+    one connection, but the server accepts at most ``ARENA_MAX_STREAMS`` at once on each (16
+    by default): a stream beyond that would wait, never connected.
+
+    Channels stay open until ``close``, and a reconnecting bot takes a free slot on one of
+    them: the channel reconnects by itself. (A channel closed while it is reconnecting may
+    leave its connection behind, open and unused, once the server is back.)"""
 
     def __init__(self, streams_per_channel: int = STREAMS_PER_CHANNEL) -> None:
         if streams_per_channel < 1:
@@ -154,7 +157,7 @@ class ChannelPool:
         shared = next((c for c in channels if c.streams < self.streams_per_channel), None)
         if shared is None:
             # Its own subchannel pool: else gRPC would put every channel with equal
-            # arguments on one TCP connection, and its stream limit.
+            # arguments on one TCP connection, and so under one stream limit.
             shared = _Shared(connection.channel([("grpc.use_local_subchannel_pool", 1)]))
             channels.append(shared)
         shared.streams += 1
@@ -162,13 +165,13 @@ class ChannelPool:
             yield shared.channel
         finally:
             shared.streams -= 1
-            if shared.streams == 0:
-                channels.remove(shared)
-                await shared.channel.close()
 
-    def open_channels(self) -> int:
-        """How many channels are open now."""
-        return sum(len(c) for c in self.channels.values())
+    async def close(self) -> None:
+        """Close every channel (their streams end)."""
+        channels = [c for server in self.channels.values() for c in server]
+        self.channels.clear()
+        for shared in channels:
+            await shared.channel.close()
 
 
 async def play(bot: AsyncBot, connection: Connection, stop: asyncio.Event | None = None,
@@ -205,7 +208,10 @@ class Fleet:
                 return error
             return None
 
-        outcomes = await asyncio.gather(*(one(*entry) for entry in self.bots))
+        try:
+            outcomes = await asyncio.gather(*(one(*entry) for entry in self.bots))
+        finally:
+            await self.pool.close()
         return {name: outcome for (name, _, _), outcome in zip(self.bots, outcomes, strict=True)}
 
 

@@ -1,6 +1,7 @@
 """The asyncio SDK (``bots.aio``) against the whole server as ``arena serve`` runs it, with
 bots as real processes: a single asyncio bot in several games, a fleet of 40 bots in one
-process on shared connections, a revoked bot leaving its fleet, and an ``act`` that raises."""
+process on shared connections, a revoked bot leaving its fleet, an ``act`` that raises, and a
+fleet coming back after the server restarts."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 import pytest
 
 from arena import games
+from arena.referee import external
+from arena.server import serve
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
@@ -214,3 +218,31 @@ def test_an_act_that_raises_loses_one_turn_and_the_match_goes_on(arena, server) 
     assert mine.count("timeout") == 1 and mine.count("ok") == len(mine) - 1 >= 3, mine
     assert "act() failed" in output and "RuntimeError: clumsy" in output
     assert "AssertionError" not in output, "a blocking act runs in a thread"
+
+
+def test_a_fleet_comes_back_after_a_server_restart_on_as_few_connections(arena, server, tmp_path: Path) -> None:  # noqa: F811
+    names = [f"back-{n:02d}" for n in range(20)]
+    tokens = {name: register(arena, name) for name in names}
+    tokens_file = tmp_path / "tokens"
+    tokens_file.write_text("".join(f"{name} {tokens[name]}\n" for name in names))
+    fleet = start_fleet(server.address, tokens_file, tmp_path / "fleet.log")
+    port = int(server.address.rsplit(":", 1)[1])
+    try:
+        for token in tokens.values():
+            wait_connected(token)
+        server.call(server.running.stop(0))
+        external.forget()  # the restarted server's gateway starts with no one connected
+        time.sleep(1.5)  # every bot sees its stream drop and tries again, in vain
+        server.running = server.call(serve.start(replace(server.settings, address=server.address)))
+        for token in tokens.values():
+            wait_connected(token)
+        ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=names[:2]), metadata=ADMIN)
+        wait_over(arena, [ref])
+        connections = server_connections(fleet.pid, port)
+    finally:
+        stop(fleet)
+    output = (tmp_path / "fleet.log").read_text()
+    assert all(output.count(f"connected as {name} ") == 2 for name in names)
+    assert "stopped" not in output, "a restart is not final"
+    assert {d.code for d in arena.GetMatch(ref).decisions} == {"ok"}
+    assert connections == 2, "the bots come back on the fleet's two channels, not one connection each"
