@@ -7,6 +7,10 @@ import argparse
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
 
 # Modules that contribute sub-commands, in the order ``arena --help`` lists them.
 COMMAND_MODULES = [
@@ -32,6 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def console(stderr: bool = False) -> Console:
+    """A rich console on stdout (or stderr) as they are at the call: colours and styles only on a
+    terminal, no colour where ``NO_COLOR`` is set, and off a terminal no escape codes and no
+    wrapping, so that a file or a pipe gets whole lines to grep."""
+    from rich.console import Console
+
+    out = Console(stderr=stderr, highlight=False)
+    if not out.is_terminal:
+        out.width = 10_000
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -50,8 +66,29 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         if not isinstance(error, (KeyError, ValueError)) and not outage(error):
             raise
-        print(f"arena: {one_line(error)}", file=sys.stderr)
+        print_error(one_line(error))
         return 2
+
+
+def print_table(table: RenderableType, out: Console | None = None) -> None:
+    """A rich table as drawn on a terminal; elsewhere plain lines, without the padding rich gives
+    the last column (trailing blanks in a file or a pipe help nobody)."""
+    out = out or console()
+    if out.is_terminal:
+        out.print(table)
+        return
+    with out.capture() as captured:
+        out.print(table)
+    out.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    out.file.flush()
+
+
+def print_error(message: str) -> None:
+    """``arena: message`` on stderr, one line however long (a terminal may fold it, no newline
+    is added), the prefix in red on a terminal."""
+    from rich.text import Text
+
+    console(stderr=True).print(Text.assemble(("arena:", "bold red"), " ", message), soft_wrap=True)
 
 
 def outage(error: BaseException) -> bool:

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import asdict
+
+from rich import box
+from rich.table import Table
 
 from arena import games
 from arena.store import db, queries
@@ -12,26 +17,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("leaderboard", help="a game's bots by Elo")
     parser.add_argument("game")
     parser.add_argument("--limit", type=int, default=50)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
 
 def print_leaderboard(game: str, rows: list[queries.LeaderboardRow]) -> None:
-    """The table the CLI and the demo print."""
-    print(f"{game}")
+    """The table the CLI and the demo print: the game's name on a line of its own, then its bots."""
+    from . import console, print_table
+
+    out = console()
+    out.print(game, style="bold", markup=False)
     if not rows:
-        print("  no rated matches yet")
+        out.print("  no rated matches yet")
         return
-    print(f"  {'#':>3} {'bot':<16} {'Elo':>6} {'95% interval':>15} {'matches':>8} {'win rate':>9} "
-          f"{'mean rank':>10}  last played")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for header in ("#", "bot", "Elo", "95% interval", "matches", "win rate", "mean rank", "last played"):
+        table.add_column(header, justify="left" if header in ("bot", "last played") else "right", no_wrap=True)
     for r in rows:
         last = r.last_played.strftime("%Y-%m-%d %H:%M") if r.last_played else "-"
-        print(f"  {r.rank:>3} {r.bot:<16} {r.elo:>6.0f} {f'[{r.low:.0f}, {r.high:.0f}]':>15} {r.matches:>8} "
-              f"{r.win_rate:>9.1%} {r.mean_rank:>10.2f}  {last}")
+        table.add_row(str(r.rank), r.bot, f"{r.elo:.0f}", f"[{r.low:.0f}, {r.high:.0f}]", str(r.matches),
+                      f"{r.win_rate:.1%}", f"{r.mean_rank:.2f}", last)
+    print_table(table, out)
+
+
+def leaderboard_json(game: str, rows: list[queries.LeaderboardRow]) -> dict:
+    """The leaderboard for scripts: every field of each row, times in ISO 8601 (UTC)."""
+    plain = [asdict(r) | {"last_played": r.last_played.isoformat() if r.last_played else None} for r in rows]
+    return {"game": game, "rows": plain}
 
 
 def run(args: argparse.Namespace) -> int:
     game = games.get(args.game).name
     with db.read() as connection:
         rows = queries.leaderboard(connection, game, args.limit)
-    print_leaderboard(game, rows)
+    if args.json:
+        print(json.dumps(leaderboard_json(game, rows), indent=2))
+    else:
+        print_leaderboard(game, rows)
     return 0

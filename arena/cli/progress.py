@@ -1,33 +1,63 @@
-"""A one-line progress bar on stderr for long runs (silent when stderr is not a terminal
-unless forced)."""
+"""A progress bar on stderr for long runs (``rich``), silent when stderr is not a terminal unless
+forced; forced there, it writes its final state once, as one plain line."""
 
 from __future__ import annotations
 
 import sys
 import time
 
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    """Matches a second since the bar was made: the first report may already be the last one
+    (an embedded run plays before it reports), too soon for rich's own speed estimate."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.fields['rate']:6.1f}/s", style="progress.data.speed")
+
 
 class ProgressBar:
-    """Call with (done, total); ``close()`` ends the line."""
+    """Call with (done, total); ``close()`` ends the bar, leaving its last state on screen."""
 
-    def __init__(self, label: str, force: bool = False, width: int = 30) -> None:
+    def __init__(self, label: str, force: bool = False) -> None:
         self.label = label
-        self.width = width
         self.enabled = force or sys.stderr.isatty()
         self.started = time.monotonic()
+        self.progress: Progress | None = None
+        self.task = None
+        # Whether a caller must end the bar's line before writing to stderr itself: never, as
+        # while the bar is shown rich moves whatever is written to stderr above it.
         self.drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total <= 0:
             return
-        filled = int(self.width * done / total)
+        if self.progress is None:
+            from . import console
+
+            # stdout stays where it is: only stderr (notices, logs) is shown above the bar.
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                TimeElapsedColumn(), TimeRemainingColumn(), console=console(stderr=True),
+                redirect_stdout=False,
+            )
+            self.task = self.progress.add_task(self.label, total=total, rate=0.0)
+            self.progress.start()
         rate = done / max(1e-9, time.monotonic() - self.started)
-        bar = "#" * filled + "-" * (self.width - filled)
-        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} {rate:6.1f}/s")
-        sys.stderr.flush()
-        self.drawn = True
+        self.progress.update(self.task, completed=done, total=total, rate=rate)
 
     def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
