@@ -7,6 +7,7 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,7 +26,37 @@ COMMAND_MODULES = [
     "serve_cmd",
     "web_cmd",
     "db_cmd",
+    "completion_cmd",
 ]
+
+# Examples shown at the end of each command's help (``arena tournament create --help``), by
+# the command's words after ``arena``; a command with sub-commands shows theirs. Kept here, in
+# one table, so that every command gets one and a test can parse each with the real parser.
+EXAMPLES: dict[str, list[str]] = {
+    "games": ["arena games", "arena games crazy_eights --json"],
+    "play": ["arena play crazy_eights --players 3 --bots heuristic,random --seed 7",
+             "arena play durak --human 0 --option pack=52"],
+    "demo": ["arena demo --games crazy_eights,durak --budget 10"],
+    "tournament create": ["arena tournament create --game crazy_eights --bots heuristic,random,random-2 "
+                          "--sizes 2,3 --repetitions 4 --seed 1 --run",
+                          "arena tournament create --game all --bots heuristic,search --unrated"],
+    "tournament run": ["arena tournament run 1", "arena tournament run 1 --no-wait"],
+    "tournament status": ["arena tournament status 1", "arena tournament status 1 --json"],
+    "tournament retry-failed": ["arena tournament retry-failed 1"],
+    "tournament cancel": ["arena tournament cancel 1"],
+    "leaderboard": ["arena leaderboard crazy_eights --limit 10", "arena leaderboard durak --json"],
+    "match show": ["arena match show 42", "arena match show 42 --json"],
+    "ratings recompute": ["arena ratings recompute --check", "arena ratings recompute"],
+    "worker": ["arena worker --concurrency 4 --metrics-port 9808"],
+    "serve": ["arena serve --address 0.0.0.0:50051 --web 0.0.0.0:8080"],
+    "bot register": ["arena bot register mybot --owner me@example.org"],
+    "bot revoke": ["arena bot revoke mybot"],
+    "challenge": ["arena challenge crazy_eights mybot house:heuristic --token $ARENA_BOT_TOKEN"],
+    "web": ["arena web --address 127.0.0.1:8080"],
+    "db upgrade": ["arena db upgrade"],
+    "db current": ["arena db current"],
+    "completion": ["arena completion bash", "arena completion zsh", "arena completion fish"],
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +64,38 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    for words, command in commands(parser):
+        show_examples(command, examples_for(words))
     return parser
+
+
+def commands(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()) \
+        -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every sub-command's parser under ``parser`` with its words (``("tournament", "create")``),
+    a command before its own sub-commands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                yield (*words, name), command
+                yield from commands(command, (*words, name))
+
+
+def examples_for(words: tuple[str, ...]) -> list[str]:
+    """The examples of a command, or of its sub-commands when it has none of its own."""
+    key = " ".join(words)
+    return EXAMPLES.get(key) or [e for k, found in EXAMPLES.items() if k.startswith(key + " ") for e in found]
+
+
+def show_examples(command: argparse.ArgumentParser, examples: list[str]) -> None:
+    if not examples:
+        return
+    lines = "\n".join(f"  {e}" for e in examples)
+    command.epilog = f"{command.epilog}\n\n" if command.epilog else ""
+    command.epilog += f"example{'s' if len(examples) > 1 else ''}:\n{lines}"
+    # The examples keep their lines; a module's own choice of formatter keeps the rest.
+    if not issubclass(command.formatter_class, argparse.RawDescriptionHelpFormatter):
+        command.formatter_class = type("ExampleHelpFormatter",
+                                       (argparse.RawDescriptionHelpFormatter, command.formatter_class), {})
 
 
 def console(stderr: bool = False) -> Console:
