@@ -6,9 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml sdk/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e sdk/python  # the bot SDK first: the arena depends on it
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
@@ -26,7 +27,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python -m bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena workers bots tests bench
+	$(BIN)/ruff check arena workers bots tests bench sdk/python
 	$(BIN)/mypy arena/games
 
 clean:

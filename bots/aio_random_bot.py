@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from .aio import AsyncBot, main
-from .sdk import Turn
+from arena_bot.aio import AsyncBot, main
+from arena_bot.sdk import Turn
 
 
 class AsyncRandomBot(AsyncBot):

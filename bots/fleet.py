@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .aio import Fleet, run_fleet
+from arena_bot.aio import Fleet, run_fleet
+from arena_bot.cli import connection, parser
+
 from .aio_random_bot import AsyncRandomBot
-from .cli import connection, parser
 
 
 def read_tokens(path: Path) -> list[tuple[str, str]]:

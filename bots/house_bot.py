@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from arena.games import house
+from arena_bot.cli import main
+from arena_bot.sdk import Bot, Match, MatchResult, Turn
 
-from .cli import main
-from .sdk import Bot, Match, MatchResult, Turn
+from arena.games import house
 
 
 class HouseOverTheWire(Bot):

@@ -1,22 +1,9 @@
-"""The simplest bot: a uniformly random legal action. ``python -m bots.random_bot``."""
+"""The simplest bot: a uniformly random legal action. ``python -m bots.random_bot``; the same
+bot as the SDK's example ``arena_bot.examples.random_bot`` (``arena-random-bot``)."""
 
-from __future__ import annotations
+from arena_bot.examples.random_bot import RandomBot, main
 
-import random
-
-from .cli import main
-from .sdk import Bot, Turn
-
-
-class RandomBot(Bot):
-    max_matches = 4
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.random = random.Random(seed)
-
-    def act(self, turn: Turn) -> str:
-        return self.random.choice(turn.legal_actions)
-
+__all__ = ["RandomBot", "main"]
 
 if __name__ == "__main__":
-    main(RandomBot(), "A bot that plays uniformly random legal actions.")
+    main()

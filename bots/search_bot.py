@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from arena_bot.cli import main
+from arena_bot.sdk import Bot, MatchResult, Turn
 
 from arena.v1 import rules_pb2, rules_pb2_grpc
-
-from .cli import main
-from .sdk import Bot, MatchResult, Turn
 
 log = logging.getLogger("arena.bot.search")
 

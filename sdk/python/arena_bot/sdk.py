@@ -1,0 +1,316 @@
+"""The Python bot SDK: subclass ``Bot``, implement ``act``, call ``run``.
+
+    from arena_bot.sdk import Bot, Turn, run
+
+    class FirstLegal(Bot):
+        def act(self, turn: Turn) -> str:
+            return turn.legal_actions[0]
+
+    if __name__ == "__main__":
+        run(FirstLegal())  # token from ARENA_BOT_TOKEN, address from ARENA_ADDRESS
+
+The SDK keeps one stream open to the gateway, plays many matches at once (``act`` runs in a
+thread per turn, so a slow decision in one match does not hold up the others), answers
+pings, and reconnects with exponential backoff when the connection drops. Errors that
+retrying cannot fix (a bad or revoked token) are final. The token never appears in logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+from collections.abc import Callable, Coroutine, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from .v1 import gateway_pb2, gateway_pb2_grpc
+
+log = logging.getLogger("arena.bot")
+
+SDK_VERSION = "arena-sdk-python/0.1"
+# Status codes after which reconnecting cannot help: the token or the request is wrong.
+FINAL_CODES = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match this bot has a seat in."""
+
+    match_id: str
+    game: str
+    options: dict[str, Any]
+    seat: int
+    num_players: int
+    players: list[str]
+    move_deadline_ms: int
+    time_bank_ms: int
+    tournament_id: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One decision: answer ``act`` with one of ``legal_actions``."""
+
+    match: Match
+    turn_id: int
+    observation: dict[str, Any]
+    legal_actions: list[str]
+    deadline_ms: int
+    time_bank_ms: int
+    last_move_latency_ms: int
+    sample_state: dict[str, Any] | None = None
+
+
+@dataclass
+class MatchResult:
+    """How a match ended for this bot."""
+
+    match: Match
+    scores: list[float]
+    ranks: list[int]
+    forfeited: bool
+    reason: str
+
+    @property
+    def rank(self) -> int:
+        return self.ranks[self.match.seat]
+
+
+class FinalError(RuntimeError):
+    """The gateway refused the bot for a reason retrying cannot fix."""
+
+
+class Bot:
+    """Subclass and implement ``act``. ``games`` limits what the bot is offered (empty = all);
+    ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
+    resampled full state on every turn, for search."""
+
+    games: list[str] = []
+    max_matches: int = 1
+    want_sample_state: bool = False
+
+    def act(self, turn: Turn) -> str:
+        """Return one of ``turn.legal_actions`` (or its index as an ``int``)."""
+        raise NotImplementedError
+
+    def on_match_start(self, match: Match) -> None:
+        """Called when a match starts (optional)."""
+
+    def on_match_end(self, result: MatchResult) -> None:
+        """Called when a match ends (optional)."""
+
+
+@dataclass
+class Connection:
+    """Where and who: the gateway's address, the bot's token, TLS and backoff settings.
+
+    TLS is on when ``root_certificates`` holds the server's CA certificate (PEM), when
+    ``tls_ca`` names a PEM file of it (default ``ARENA_TLS_CA``), or when ``tls`` is true
+    (default ``ARENA_TLS=1``): then the system's roots are trusted, for a server whose
+    certificate comes from a public CA. Otherwise the connection is plaintext."""
+
+    address: str = field(default_factory=lambda: os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"))
+    token: str = field(default_factory=lambda: os.environ.get("ARENA_BOT_TOKEN", ""), repr=False)
+    root_certificates: bytes | None = None  # PEM; set to use TLS
+    tls_ca: str | None = field(default_factory=lambda: os.environ.get("ARENA_TLS_CA") or None)
+    tls: bool = field(default_factory=lambda: os.environ.get("ARENA_TLS") == "1")
+    min_backoff: float = 0.5
+    max_backoff: float = 30.0
+    max_attempts: int | None = None  # None = reconnect forever
+
+    def channel(self, extra_options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
+        """A new channel to ``address`` (TLS as above); ``extra_options`` are more gRPC
+        channel arguments."""
+        options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1), *extra_options]
+        roots = self.root_certificates
+        if roots is None and self.tls_ca:
+            roots = Path(self.tls_ca).read_bytes()
+        if roots is not None or self.tls:
+            credentials = grpc.ssl_channel_credentials(roots)  # None: the system's roots
+            return grpc.aio.secure_channel(self.address, credentials, options=options)
+        return grpc.aio.insecure_channel(self.address, options=options)
+
+
+class Session:
+    """One connected stream: reads referee messages, answers turns concurrently."""
+
+    client = SDK_VERSION  # the Hello's client field
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot: Any = bot
+        self.log: logging.Logger | logging.LoggerAdapter[logging.Logger] = log
+        self.matches: dict[str, Match] = {}
+        self.outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
+        self.welcomed = asyncio.Event()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.final: str | None = None  # set when the gateway ends the session for good
+
+    async def messages(self) -> Any:
+        """The bot's side of the stream: Hello first, then whatever the handlers queue."""
+        yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(
+            games=list(self.bot.games), max_matches=max(1, self.bot.max_matches),
+            client=self.client, want_sample_state=self.bot.want_sample_state))
+        while (message := await self.outbox.get()) is not None:
+            yield message
+
+    async def call(self, code: Any, *args: Any) -> Any:
+        """Run the bot's code (``act`` or a hook) in a thread, so that a slow decision in one
+        match does not hold up the others."""
+        return await asyncio.to_thread(code, *args)
+
+    async def handle(self, message: gateway_pb2.RefereeMessage) -> None:
+        kind = message.WhichOneof("body")
+        if kind == "welcome":
+            self.log.info("connected as %s (up to %d matches at once)",
+                          message.welcome.bot_name, message.welcome.max_matches)
+            self.welcomed.set()
+        elif kind == "match_started":
+            started = message.match_started
+            match = Match(
+                match_id=started.match_id, game=started.game,
+                options=json.loads(started.options_json or "{}"), seat=started.seat,
+                num_players=started.num_players, players=list(started.players),
+                move_deadline_ms=started.move_deadline_ms, time_bank_ms=started.time_bank_ms,
+                tournament_id=started.tournament_id)
+            self.matches[match.match_id] = match
+            await self.call(self.bot.on_match_start, match)
+        elif kind == "turn":
+            task = asyncio.create_task(self.answer(message.turn))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+        elif kind == "move_result":
+            result = message.move_result
+            if result.code != gateway_pb2.MoveResult.OK:
+                self.log.warning("match %s turn %d: %s (%s), strikes %d", result.match_id, result.turn_id,
+                                 gateway_pb2.MoveResult.Code.Name(result.code), result.detail, result.strikes)
+        elif kind == "match_ended":
+            ended = message.match_ended
+            match = self.matches.pop(ended.match_id, None)
+            if match is None and ended.game:  # a match started before this connection
+                match = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
+                              0, 0, ended.tournament_id)
+            if match is not None:
+                await self.call(self.bot.on_match_end, MatchResult(
+                    match=match, scores=list(ended.scores), ranks=list(ended.ranks),
+                    forfeited=ended.forfeited, reason=ended.reason))
+        elif kind == "ping":
+            await self.outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
+        elif kind == "error":
+            self.log.error("gateway: %s: %s", message.error.code, message.error.message)
+            if message.error.code in ("replaced", "revoked"):
+                # Reconnecting would only fight the newer process (or a dead token).
+                self.final = f"{message.error.code}: {message.error.message}"
+
+    async def answer(self, wire: gateway_pb2.Turn) -> None:
+        match = self.matches.get(wire.match_id)
+        if match is None:  # a turn for a match announced on an earlier connection
+            match = Match(wire.match_id, "", {}, wire.seat, 0, [], 0, 0, "")
+        turn = Turn(
+            match=match, turn_id=wire.turn_id, observation=json.loads(wire.observation_json),
+            legal_actions=list(wire.legal_actions), deadline_ms=wire.deadline_ms,
+            time_bank_ms=wire.time_bank_ms, last_move_latency_ms=wire.last_move_latency_ms,
+            sample_state=json.loads(wire.sample_state_json) if wire.sample_state_json else None)
+        move = gateway_pb2.Move(match_id=wire.match_id, turn_id=wire.turn_id)
+        try:
+            choice = await self.call(self.bot.act, turn)
+        except Exception:  # a bug in the bot must not kill its other matches
+            self.log.exception("act() failed in match %s; sending nothing for this turn", wire.match_id)
+            return
+        if isinstance(choice, int) and not isinstance(choice, bool):
+            move.index = choice
+        else:
+            move.action = str(choice)
+        await self.outbox.put(gateway_pb2.BotMessage(move=move))
+
+
+async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = None) -> None:
+    """Play until ``stop`` is set (or forever), reconnecting with backoff. Raises
+    ``FinalError`` when the gateway refuses the bot for good."""
+    await keep_playing(lambda: Session(bot), connection, stop)
+
+
+async def keep_playing(new_session: Callable[[], Session], connection: Connection,
+                       stop: asyncio.Event | None = None,
+                       open_channel: Callable[[], AbstractAsyncContextManager[grpc.aio.Channel]] | None = None,
+                       ) -> None:
+    """The loop behind ``play``: one ``new_session()`` per stream, reconnecting with backoff
+    and jitter until ``stop`` is set or an error is final (``FinalError``). ``open_channel``
+    gives the channel for one stream (default: a channel of its own, closed after it)."""
+    if not connection.token:
+        raise FinalError("no token: set ARENA_BOT_TOKEN or pass Connection(token=...)")
+    stop = stop or asyncio.Event()
+    open_channel = open_channel or connection.channel
+    attempt = 0
+    while not stop.is_set():
+        session = new_session()
+        try:
+            async with open_channel() as channel:
+                stub = gateway_pb2_grpc.BotGatewayStub(channel)
+                call = stub.Connect(session.messages(),
+                                    metadata=(("authorization", f"Bearer {connection.token}"),))
+                reader = asyncio.ensure_future(_read(call, session))
+                stopper = asyncio.ensure_future(stop.wait())
+                done, _ = await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if stopper in done:
+                    await session.outbox.put(None)
+                    call.cancel()
+                    reader.cancel()
+                    return
+                stopper.cancel()
+                reader.result()
+                if session.final:
+                    raise FinalError(session.final)
+                attempt = 0 if session.welcomed.is_set() else attempt
+        except grpc.aio.AioRpcError as error:
+            if session.final:  # the final GatewayError came first; its status follows it
+                raise FinalError(session.final) from None
+            if error.code() in FINAL_CODES:
+                raise FinalError(f"{error.code().name}: {error.details()}") from None
+            session.log.warning("connection lost: %s %s", error.code().name, error.details())
+            if session.welcomed.is_set():
+                attempt = 0
+        attempt += 1
+        if connection.max_attempts is not None and attempt >= connection.max_attempts:
+            raise FinalError(f"gave up after {attempt} attempts")
+        delay = min(connection.max_backoff, connection.min_backoff * 2 ** (attempt - 1))
+        delay *= random.uniform(0.5, 1.0)  # jitter: many bots must not reconnect in lockstep
+        session.log.info("reconnecting in %.1f s", delay)
+        try:
+            await asyncio.wait_for(stop.wait(), delay)
+        except TimeoutError:
+            pass
+
+
+async def _read(call: Any, session: Session) -> None:
+    async for message in call:
+        await session.handle(message)
+
+
+def run(bot: Bot, connection: Connection | None = None) -> None:
+    """Connect and play until interrupted (Ctrl-C)."""
+    run_until_final(play(bot, connection or Connection()))
+
+
+def run_until_final(playing: Coroutine[Any, Any, Any]) -> None:
+    """Log to stderr and run ``playing`` until interrupted (Ctrl-C); a ``FinalError`` is
+    logged and exits with status 1."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        asyncio.run(playing)
+    except KeyboardInterrupt:
+        pass
+    except FinalError as error:
+        log.error("giving up: %s", error)
+        raise SystemExit(1) from None
