@@ -33,8 +33,20 @@ DECISION_SECONDS = Histogram("arena_decision_seconds", "Time a seat took to deci
 FAULTS = Counter("arena_decision_faults", "Decisions that earned a strike, by code", ["game", "code"])
 FORFEITS = Counter("arena_forfeits", "Seats that forfeited a match", ["game"])
 TASK_RETRIES = Counter("arena_task_retries", "Celery tasks retried after a database error", ["task"])
+MATCH_FAILURES = Counter("arena_match_failures",
+                         "Matches marked failed, by game and reason (error: raised while set up or played; "
+                         "attempts: delivered more than ARENA_MAX_ATTEMPTS times)", ["game", "reason"])
+OUTAGE_SECONDS = Counter("arena_outage_seconds",
+                         "Seconds spent waiting for an unreachable database instead of failing, by who waited "
+                         "(task: a worker's task; follow: a command following a tournament)", ["waiter"])
 
 FAULT_CODES = ("timeout", "illegal", "malformed", "disconnected")
+
+
+def match_failed(game: str, reason: str) -> None:
+    """Count one match marked ``failed`` (``reason``: ``error`` or ``attempts``)."""
+    MATCHES.labels(game=game, status="failed").inc()
+    MATCH_FAILURES.labels(game=game, reason=reason).inc()
 
 
 def observe_match(result: Any, status: str) -> None:

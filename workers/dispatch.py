@@ -3,6 +3,9 @@
 Short house-bot matches travel in batches (``ARENA_BATCH_SIZE`` per task: one task costs
 more broker and worker overhead than a whole house-bot match of most games); matches with
 an external or paced bot travel one per task so one slow match never holds others back.
+
+Following a tournament rides through a database outage: one notice line when it begins,
+and the progress carries on when the database is back (``workers.outage``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from arena.store.queries import tournament_status
 from arena.store.results import finish_if_complete
 from arena.tournaments import pending_match_ids
 
+from .outage import ride_out, stderr_notice
+
 Progress = Callable[[int, int], None]
+Notice = Callable[[BaseException], None]
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -83,12 +89,13 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
 
 
 def wait_for(tournament_id: int, progress: Progress | None = None, timeout: float | None = None,
-             poll: float = 0.5) -> dict:
-    """Block until the tournament has no pending match; returns its status."""
+             poll: float = 0.5, notice: Notice | None = stderr_notice) -> dict:
+    """Block until the tournament has no pending match; returns its status. An unreachable
+    database is waited out (``notice`` once per outage, ``workers.outage.Outage`` past
+    ``ARENA_OUTAGE_SECONDS``)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
-        with db.read() as connection:
-            status = tournament_status(connection, tournament_id)
+        status = read_status(tournament_id, notice)
         done = sum(g["done"] + g["failed"] + g["cancelled"] for g in status["games"].values())
         total = sum(g["total"] for g in status["games"].values())
         if progress:
@@ -100,17 +107,30 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
         time.sleep(poll)
 
 
+def read_status(tournament_id: int, notice: Notice | None = stderr_notice) -> dict:
+    """The tournament's status, waiting out an unreachable database."""
+
+    def read() -> dict:
+        with db.read() as connection:
+            return tournament_status(connection, tournament_id)
+
+    return ride_out(read, "command", notice=notice)
+
+
 def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
-                   batch_size: int | None = None) -> dict:
+                   batch_size: int | None = None, notice: Notice | None = stderr_notice) -> dict:
     """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
     check_broker()
-    with db.transaction() as connection:
-        # Closes a tournament whose last recording's process died before closing it.
-        finish_if_complete(connection, tournament_id)
-    with db.read() as connection:
-        ids = pending_match_ids(connection, tournament_id)
+
+    def pending() -> list[int]:
+        with db.transaction() as connection:
+            # Closes a tournament whose last recording's process died before closing it.
+            finish_if_complete(connection, tournament_id)
+        with db.read() as connection:
+            return pending_match_ids(connection, tournament_id)
+
+    ids = ride_out(pending, "command", notice=notice)
     dispatch(ids, batch_size, progress)
     if wait or settings().embedded:
-        return wait_for(tournament_id, progress if not settings().embedded else None)
-    with db.read() as connection:
-        return tournament_status(connection, tournament_id)
+        return wait_for(tournament_id, progress if not settings().embedded else None, notice=notice)
+    return read_status(tournament_id, notice)

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from sqlalchemy.exc import DBAPIError, OperationalError
+from celery.utils.log import get_task_logger
+from sqlalchemy.exc import DBAPIError
 
+from arena import metrics
+from arena.config import settings
 from arena.tournaments.play import play_and_record
 
 from .app import app
+from .outage import Outage, gist, outage_seconds, ride_out
+
+log = get_task_logger(__name__)
 
 
 @app.task(
     name="arena.play_matches",
-    autoretry_for=(OperationalError, DBAPIError),
+    # Database errors that are not an outage (those are waited out below) get a few quick
+    # retries: a redelivery replays only what was not recorded.
+    autoretry_for=(DBAPIError,),
     retry_backoff=True,
     retry_backoff_max=60,
     retry_jitter=True,
@@ -19,5 +27,26 @@ from .app import app
 )
 def play_matches(match_ids: list[int]) -> int:
     """Play and record the scheduled matches ``match_ids`` (each exactly once, whatever
-    the retries); returns how many this delivery recorded."""
-    return len(play_and_record(match_ids))
+    the retries); returns how many this delivery recorded.
+
+    An unreachable database is waited out (backoff, up to ``ARENA_OUTAGE_SECONDS``) while
+    the task keeps its matches; a match that raises is marked failed and the rest played."""
+    limit = outage_seconds()
+
+    def notice(error: BaseException) -> None:
+        log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, gist(error))
+
+    def count_retry() -> None:
+        metrics.TASK_RETRIES.labels(task="arena.play_matches").inc()
+
+    try:
+        return len(ride_out(lambda: play_and_record(match_ids), "task", limit, notice, max_delay=10.0,
+                            on_retry=count_retry))
+    except Outage as error:
+        if settings().embedded:
+            raise  # the caller is right here: it gets the one-line error
+        # Not dropped silently: they stay scheduled or running in the store, and whatever
+        # resends pending matches (`arena tournament run ID`) plays them.
+        log.error("matches %s given up: %s; they stay pending until `arena tournament run` sends them again",
+                  match_ids, error)
+        return 0

@@ -20,6 +20,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(func=run_show)
 
 
+def failure(match_id: int) -> str:
+    """Why a failed match failed (``match.error``), withheld like the deal while a match
+    replaying the same deal is unfinished (an error may quote a card)."""
+    import sqlalchemy as sa
+
+    from arena.store.models import Match
+
+    match_t = Match.__table__
+    with db.read() as connection:
+        row = connection.execute(
+            sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.error)
+            .where(match_t.c.id == match_id)
+        ).one()
+        if (row.game, int(row.seed)) in disclosure.deals_in_play(connection, [row]):
+            return "withheld while its deal is being played"
+    return row.error or "(not recorded)"
+
+
 def run_show(args: argparse.Namespace) -> int:
     with db.read() as connection:
         match = disclosure.public_detail(connection, args.id)
@@ -31,6 +49,8 @@ def run_show(args: argparse.Namespace) -> int:
     seed = "sealed until its deal is over" if match["sealed"] else f"seed {match['seed']}"
     print(f"match {match['id']}: {match['game']}, {seed}, {rated}, {match['status']}"
           + (f", tournament {match['tournament_id']}" if match["tournament_id"] else ""))
+    if match["status"] == "failed":
+        print(f"  error: {failure(args.id)}")
     if match["options"]:
         print(f"  options {json.dumps(match['options'])}")
     by_seat = {s["seat"]: s for s in match["seats"]}

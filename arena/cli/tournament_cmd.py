@@ -1,12 +1,19 @@
-"""``arena tournament create|run|status|cancel``: round robins of bots over games."""
+"""``arena tournament create|run|status|retry-failed|cancel``: round robins of bots over games.
+
+Following a tournament (``--run``, ``run``, ``status``) rides through a database outage with a
+one-line notice on stderr; failed matches are listed with their errors, and
+``retry-failed`` schedules them again once the operator has fixed their cause."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+
+import sqlalchemy as sa
 
 from arena import games
-from arena.store import db, queries
+from arena.store import db, disclosure, queries
 from arena.tournaments import cancel_tournament, create_tournament
 
 from .progress import ProgressBar
@@ -44,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     status.add_argument("id", type=int)
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=run_status)
+
+    retry = actions.add_parser("retry-failed", help="schedule the failed matches again and dispatch them")
+    retry.add_argument("id", type=int)
+    retry.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
+    retry.set_defaults(func=run_retry_failed)
 
     cancel = actions.add_parser("cancel", help="cancel the matches not started yet")
     cancel.add_argument("id", type=int)
@@ -98,34 +110,96 @@ def follow(tournament_id: int, wait: bool) -> int:
     from workers.dispatch import run_tournament
 
     bar = ProgressBar(f"tournament {tournament_id}")
+    notice = outage_notice(bar)
     try:
-        status = run_tournament(tournament_id, wait=wait, progress=bar)
+        status = run_tournament(tournament_id, wait=wait, progress=bar, notice=notice)
     finally:
         bar.close()
-    print_status(status)
+    print_status(status, failures(tournament_id, notice))
     return 0
+
+
+def outage_notice(bar: ProgressBar | None = None):
+    """One line on stderr when the database becomes unreachable (off the progress bar's line)."""
+    from workers.outage import stderr_notice
+
+    def notice(error: BaseException) -> None:
+        if bar is not None and bar.drawn:
+            sys.stderr.write("\n")
+        stderr_notice(error)
+
+    return notice
+
+
+def failures(tournament_id: int, notice=None) -> list[dict]:
+    """The tournament's failed matches with their errors, in id order."""
+    from arena.store.models import Match
+    from workers.outage import ride_out
+
+    match_t = Match.__table__
+
+    def read() -> list[dict]:
+        with db.read() as connection:
+            rows = connection.execute(
+                sa.select(match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.error)
+                .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
+                .order_by(match_t.c.id)
+            ).all()
+            # An error may quote the deal (a card, a hand): it follows the disclosure rule.
+            in_play = disclosure.deals_in_play(connection, rows)
+        return [{"match": row.id, "game": row.game,
+                 "error": WITHHELD if (row.game, int(row.seed)) in in_play else row.error or ""} for row in rows]
+
+    return ride_out(read, "command", notice=notice)
 
 
 def run_run(args: argparse.Namespace) -> int:
     return follow(args.id, wait=not args.no_wait)
 
 
-def print_status(status: dict) -> None:
+SHOWN_FAILURES = 20
+WITHHELD = "(error withheld while its deal is being played)"
+
+
+def print_status(status: dict, failed: list[dict] | None = None) -> None:
     rated = "rated" if status["rated"] else "unrated"
-    print(f"tournament {status['id']} ({status['name']}, {rated}): {status['status']}")
+    closed = status["status"]
+    if closed == "done" and failed:
+        closed = f"done with {len(failed)} failed"
+    print(f"tournament {status['id']} ({status['name']}, {rated}): {closed}")
     for game, counts in status["games"].items():
         extra = "".join(f", {counts[k]} {k}" for k in ("failed", "cancelled") if counts[k])
         print(f"  {game:<22} {counts['done']:>6}/{counts['total']:<6} done{extra}")
+    if failed:
+        print("failed matches (`arena tournament retry-failed ID` plays them again):")
+        for row in failed[:SHOWN_FAILURES]:
+            print(f"  match {row['match']} ({row['game']}): {row['error']}")
+        if len(failed) > SHOWN_FAILURES:
+            print(f"  ... and {len(failed) - SHOWN_FAILURES} more (--json lists them all)")
 
 
 def run_status(args: argparse.Namespace) -> int:
-    with db.read() as connection:
-        status = queries.tournament_status(connection, args.id)
+    from workers.dispatch import read_status
+
+    notice = outage_notice()
+    status = read_status(args.id, notice)
+    failed = failures(args.id, notice)
     if args.json:
-        print(json.dumps(status, indent=2))
+        print(json.dumps(status | {"failures": failed}, indent=2))
     else:
-        print_status(status)
+        print_status(status, failed)
     return 0
+
+
+def run_retry_failed(args: argparse.Namespace) -> int:
+    from arena.tournaments.play import reschedule_failed
+    from workers.dispatch import check_broker
+
+    check_broker()  # before changing anything: the matches must be sent once scheduled
+    with db.transaction() as connection:
+        ids = reschedule_failed(connection, args.id)
+    print(f"tournament {args.id}: {len(ids)} failed matches scheduled again")
+    return follow(args.id, wait=not args.no_wait)
 
 
 def run_cancel(args: argparse.Namespace) -> int:

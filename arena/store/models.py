@@ -83,6 +83,9 @@ class Match(SQLModel, table=True):
     # A challenge's own clock (tournament matches use their tournament's).
     clock_move: float | None = None
     clock_bank: float | None = None
+    # Why a ``failed`` match failed (the exception it raised while set up or played, or too
+    # many deliveries); cleared when it is scheduled again.
+    error: str | None = Field(default=None, sa_column=sa.Column(sa.Text, nullable=True))
 
 
 class Result(SQLModel, table=True):

@@ -1,6 +1,11 @@
 """The work of one task: claim scheduled matches, play each, record each in its own
 transaction. Every match is idempotent on its own: a batch that dies half-way leaves the
 recorded matches recorded, and a redelivery plays only the rest.
+
+A poison match (one that raises while it is set up, played or recorded) is marked ``failed``
+with its error and the rest of its batch is played and recorded as usual. Faults of the
+surroundings (the database or the broker out of reach, the task's time limit) are not the
+match's: they propagate, for the task to wait them out (``workers.outage``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+import sqlalchemy.exc
 from sqlalchemy.engine import Connection
 
 from arena import metrics
@@ -24,6 +30,44 @@ from arena.store.results import finish_if_complete, record_results
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
+
+PENDING = ("scheduled", "running")
+ERROR_CHARS = 2000  # an error is kept for the operator, not as a log
+
+# SQLite reports both "cannot reach the file now" and "your SQL is wrong" as OperationalError:
+# only these messages mean the database is out of reach for a while.
+_SQLITE_OUTAGE = ("locked", "busy", "unable to open", "disk i/o", "readonly database")
+
+
+def unreachable(error: BaseException) -> bool:
+    """True when ``error`` says the database cannot be reached or used right now (server
+    down or restarting, connection dropped, pool exhausted, a SQLite file locked or
+    unreadable): waiting may cure it; the work itself is not at fault."""
+    if isinstance(error, sqlalchemy.exc.TimeoutError | sqlalchemy.exc.InterfaceError):
+        return True
+    if isinstance(error, sqlalchemy.exc.DBAPIError) and error.connection_invalidated:
+        return True
+    if isinstance(error, sqlalchemy.exc.OperationalError):
+        if type(error.orig).__module__.startswith("sqlite3"):
+            text = str(error.orig).lower()
+            return any(marker in text for marker in _SQLITE_OUTAGE)
+        return True
+    return False
+
+
+def surroundings(error: BaseException) -> bool:
+    """True when ``error`` is a fault of the surroundings rather than of a match: the
+    database (any error of it, see ``unreachable`` for the ones worth waiting for), the
+    broker or the mailbox, a lost connection, the task's time limit."""
+    if isinstance(error, sqlalchemy.exc.SQLAlchemyError | ConnectionError | TimeoutError):
+        return True
+    return type(error).__module__.startswith(("redis", "kombu", "celery", "billiard", "psycopg", "sqlite3"))
+
+
+def describe(stage: str, error: BaseException) -> str:
+    """The error kept on a failed match: where it failed (setup, play, record) and why."""
+    text = " ".join(str(error).split()) or "(no message)"
+    return f"{stage}: {type(error).__name__}: {text}"[:ERROR_CHARS]
 
 
 @dataclass(frozen=True)
@@ -77,69 +121,169 @@ def claim_matches(
     """Mark the still-pending matches among ``match_ids`` as running and count the attempt.
 
     A match delivered more than ``max_attempts`` times is a poison match: it is marked
-    failed instead of being played again. Finished, cancelled and failed matches are
-    skipped, which makes duplicate deliveries cheap."""
+    failed instead of being played again; so is a match whose row cannot be set up (its
+    options, seats or clock unreadable), with the error. Finished, cancelled and failed
+    matches are skipped, which makes duplicate deliveries cheap."""
     rows = connection.execute(
         sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
         .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
-        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(("scheduled", "running")))
+        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(PENDING))
         .order_by(match_t.c.id)
     ).all()
     if not rows:
         return []
-    bots = bots_by_id(connection, [b for row in rows for b in row.seating])
+    bots = bots_by_id(connection, [b for row in rows if isinstance(row.seating, list) for b in row.seating
+                                   if isinstance(b, int)])
     specs = []
     now = utcnow()
     for row in rows:
         attempts = row.attempts + 1
         # The status condition is checked again on the newest row version: a match that
         # another delivery recorded since the select above must not be put back to running.
-        still_pending = (match_t.c.id == row.id) & match_t.c.status.in_(("scheduled", "running"))
+        still_pending = (match_t.c.id == row.id) & match_t.c.status.in_(PENDING)
         if attempts > max_attempts:
-            if connection.execute(match_t.update().where(still_pending).values(status="failed")).rowcount:
-                metrics.MATCHES.labels(game=row.game, status="failed").inc()
+            error = f"delivered {row.attempts} times without being recorded (ARENA_MAX_ATTEMPTS={max_attempts})"
+            if connection.execute(match_t.update().where(still_pending).values(status="failed", error=error)).rowcount:
+                metrics.match_failed(row.game, "attempts")
+            continue
+        try:
+            spec = _spec(row, bots)
+        except Exception as error:  # a row that cannot even be read is a poison match
+            if surroundings(error):
+                raise
+            failed = connection.execute(
+                match_t.update().where(still_pending)
+                .values(status="failed", attempts=attempts, claimed_by=worker, error=describe("setup", error))
+            ).rowcount
+            if failed:
+                metrics.match_failed(row.game, "error")
             continue
         claimed = connection.execute(
             match_t.update()
             .where(still_pending)
             .values(status="running", attempts=attempts, claimed_by=worker, started_at=now)
         ).rowcount
-        if not claimed:
-            continue
-        clock = Clock(move=first_set(row.clock_move, row.move_time, 2.0),
-                      bank=first_set(row.clock_bank, row.time_bank, 30.0))
-        seats = tuple(
-            {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy,
-             "think": bots[b].think}
-            for b in row.seating
-        )
-        specs.append(MatchSpec(row.id, row.tournament_id, row.game, dict(row.options), int(row.seed), seats, clock))
+        if claimed:
+            specs.append(spec)
     return specs
 
 
+def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
+    clock = Clock(move=first_set(row.clock_move, row.move_time, 2.0),
+                  bank=first_set(row.clock_bank, row.time_bank, 30.0))
+    seats = tuple(
+        {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy, "think": bots[b].think}
+        for b in row.seating
+    )
+    return MatchSpec(row.id, row.tournament_id, row.game, dict(row.options), int(row.seed), seats, clock)
+
+
 def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[int]:
-    """Claim, play and record ``match_ids``; returns the ids this call recorded."""
+    """Claim, play and record ``match_ids``; returns the ids this call recorded. A match
+    that raises is marked failed with its error; the others are played and recorded."""
     config = settings()
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker_name(), config.max_attempts)
     tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
     finished = []
+    failures: list[tuple[MatchSpec, str]] = []
     for spec in specs:
-        players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
-        finished.append((spec.id, play_match(spec.game, players, spec.seed, spec.options, spec.clock,
-                                             match_id=str(spec.id))))
-    # One transaction for the batch: each match in it is still recorded whole and at most
-    # once, and the batch shares one commit instead of paying one per match.
-    with db.transaction(url) as connection:
-        recorded = record_results(connection, finished, config.elo_k)
-    fresh = set(recorded)
+        stage = "setup"
+        try:
+            players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
+            stage = "play"
+            result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
+        except Exception as error:
+            if surroundings(error):
+                raise
+            failures.append((spec, describe(stage, error)))
+            continue
+        finished.append((spec.id, result))
+    recorded = _record(finished, failures, {spec.id: spec for spec in specs}, url, config.elo_k)
+    fresh, failed = set(recorded), {spec.id for spec, _ in failures}
     for match_id, result in finished:
-        metrics.observe_match(result, "done" if match_id in fresh else "duplicate")
+        if match_id not in failed:
+            metrics.observe_match(result, "done" if match_id in fresh else "duplicate")
     # After the recordings have committed (see ``finish_if_complete``).
     for tournament_id in sorted(t for t in tournaments if t is not None):
         with db.transaction(url) as connection:
             finish_if_complete(connection, tournament_id)
     return recorded
+
+
+def _record(finished: list[tuple[int, Any]], failures: list[tuple[MatchSpec, str]],
+            specs: dict[int, MatchSpec], url: str | None, k: float) -> list[int]:
+    """Record the batch in one transaction (one commit for all), with its failures. Should
+    that raise for a reason of its own (not an outage), each match is recorded alone, so a
+    match that cannot be recorded fails by itself (it joins ``failures``)."""
+    try:
+        with db.transaction(url) as connection:
+            recorded = record_results(connection, finished, k)
+            mark_failed(connection, failures)
+        return recorded
+    except Exception as error:
+        if not _match_fault(error):
+            raise
+    recorded = []
+    for match_id, result in finished:
+        try:
+            with db.transaction(url) as connection:
+                recorded += record_results(connection, [(match_id, result)], k)
+        except Exception as error:
+            if not _match_fault(error):
+                raise
+            failures.append((specs[match_id], describe("record", error)))
+    with db.transaction(url) as connection:
+        mark_failed(connection, failures)
+    return recorded
+
+
+def _match_fault(error: BaseException) -> bool:
+    # While recording, a database error that is not an outage (a constraint, a value the
+    # column refuses) may belong to one match; the broker or the time limit never does.
+    if unreachable(error):
+        return False
+    return isinstance(error, sqlalchemy.exc.SQLAlchemyError) or not surroundings(error)
+
+
+def mark_failed(connection: Connection, failures: list[tuple[MatchSpec, str]]) -> int:
+    """Mark matches failed with their errors (those still pending: a match another delivery
+    recorded meanwhile stays done); returns how many changed."""
+    changed = 0
+    for spec, error in failures:
+        still_pending = (match_t.c.id == spec.id) & match_t.c.status.in_(PENDING)
+        if connection.execute(match_t.update().where(still_pending).values(status="failed", error=error)).rowcount:
+            metrics.match_failed(spec.game, "error")
+            changed += 1
+    return changed
+
+
+def reschedule_failed(connection: Connection, tournament_id: int, match_ids: Sequence[int] | None = None) -> list[int]:
+    """Put a tournament's failed matches (or those of ``match_ids``) back to ``scheduled``,
+    with their attempts and error cleared, and reopen the tournament if it was closed;
+    returns their ids. Dispatching them is the caller's (after this commits)."""
+    tournament = connection.execute(
+        sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
+    ).scalar_one_or_none()
+    if tournament is None:
+        raise KeyError(f"no tournament {tournament_id}")
+    if tournament == "cancelled":
+        raise ValueError(f"tournament {tournament_id} is cancelled")
+    query = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
+    if match_ids is not None:
+        query = query.where(match_t.c.id.in_(list(match_ids)))
+    ids = list(connection.execute(query.order_by(match_t.c.id)).scalars())
+    if not ids:
+        return []
+    connection.execute(
+        match_t.update().where(match_t.c.id.in_(ids), match_t.c.status == "failed")
+        .values(status="scheduled", attempts=0, error=None, claimed_by=None, started_at=None)
+    )
+    connection.execute(
+        tournament_t.update().where(tournament_t.c.id == tournament_id, tournament_t.c.status == "done")
+        .values(status="running", finished_at=None)
+    )
+    return ids
 
 
 def failed_tournaments(match_ids: Sequence[int], url: str | None = None) -> set[int]:
