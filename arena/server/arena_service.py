@@ -190,7 +190,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
-        threading.Thread(target=challenge.play, args=(match_id,), daemon=True).start()
+        threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 
 

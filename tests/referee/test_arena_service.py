@@ -6,6 +6,7 @@ hashed tokens and revocation."""
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,11 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Backgrou
     running = BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret"))
     yield running
     running.stop()
+    # Tournaments and challenges play on background threads that read the database from the
+    # environment: one left running would play on in the next test's fresh database.
+    for thread in threading.enumerate():
+        if thread.name.startswith(("tournament-", "challenge-")):
+            thread.join(60)
     db.dispose_all()
 
 
