@@ -33,7 +33,11 @@ def configure(app: Celery) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": config.visibility_timeout},
+        # A task whose worker died comes back once older than the visibility timeout, at the
+        # next sweep of the unacknowledged tasks: one every 10 s rather than kombu's default
+        # of every tenth tick (~100 s), for one cheap Redis read per worker.
+        broker_transport_options={"visibility_timeout": config.visibility_timeout,
+                                  "unacked_restore_interval": 10, "unacked_restore_throttle": 1},
         task_time_limit=config.task_time_limit,
         task_soft_time_limit=max(1, config.task_time_limit - 30),
         broker_connection_retry_on_startup=True,
