@@ -11,6 +11,8 @@
                         (default 3600; must exceed the longest task).
 ``ARENA_TASK_TIME_LIMIT``     hard time limit of one task in seconds (default 1800).
 ``ARENA_MAX_ATTEMPTS``  deliveries of one match before it is marked failed (default 5).
+``ARENA_OUTAGE_SECONDS``  how long a task or a following command waits out a database outage
+                        (default 300; read by ``workers.outage``).
 ``ARENA_ELO_K``         Elo K factor (default 32).
 ``ARENA_METRICS_PORT``  port of a worker's ``/metrics`` (default 9808; 0 disables).
 ``ARENA_METRICS_ADDRESS``  address a worker's ``/metrics`` listens on (default ``127.0.0.1``:
