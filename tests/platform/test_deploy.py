@@ -103,7 +103,8 @@ def test_prometheus_config_is_valid():
 def test_dashboard_queries_name_exported_metrics():
     dashboard = json.loads((ROOT / "deploy/grafana/arena.json").read_text())
     exported = {m._name for m in (metrics.MATCHES, metrics.MATCH_SECONDS, metrics.DECISIONS,
-                                  metrics.DECISION_SECONDS, metrics.FAULTS, metrics.FORFEITS, metrics.TASK_RETRIES)}
+                                  metrics.DECISION_SECONDS, metrics.FAULTS, metrics.FORFEITS, metrics.TASK_RETRIES,
+                                  metrics.MATCH_FAILURES, metrics.OUTAGE_SECONDS)}
     exported.add("arena_queue_depth")
     for panel in dashboard["panels"]:
         for target in panel["targets"]:
