@@ -1,4 +1,5 @@
-"""Settings from the environment, read when asked (tests and workers change them).
+"""Settings from the environment, read when asked (tests and workers change them), validated
+by ``arena.settings`` (which also reads the optional ``ARENA_CONFIG`` TOML file).
 
 ``ARENA_DATABASE_URL``  SQLAlchemy URL of the store; default a SQLite file ``./var/arena.db``.
                         ``postgresql://...`` URLs use psycopg 3.
@@ -22,7 +23,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,17 +54,19 @@ def default_database_url() -> str:
 
 
 def settings() -> Settings:
-    """The current settings, read from the environment."""
-    env = os.environ
+    """The current settings, read from the environment (and ``ARENA_CONFIG``'s file), validated."""
+    from arena.settings import load
+
+    model = load()
     return Settings(
-        database_url=env.get("ARENA_DATABASE_URL") or default_database_url(),
-        redis_url=env.get("ARENA_REDIS_URL") or None,
-        queue=env.get("ARENA_QUEUE", "arena"),
-        batch_size=int(env.get("ARENA_BATCH_SIZE", "16")),
-        visibility_timeout=int(env.get("ARENA_VISIBILITY_TIMEOUT", "3600")),
-        task_time_limit=int(env.get("ARENA_TASK_TIME_LIMIT", "1800")),
-        max_attempts=int(env.get("ARENA_MAX_ATTEMPTS", "5")),
-        elo_k=float(env.get("ARENA_ELO_K", "32")),
-        metrics_port=int(env.get("ARENA_METRICS_PORT", "9808")),
-        metrics_address=env.get("ARENA_METRICS_ADDRESS") or "127.0.0.1",
+        database_url=model.database_url or default_database_url(),
+        redis_url=model.redis_url or None,
+        queue=model.queue,
+        batch_size=model.batch_size,
+        visibility_timeout=model.visibility_timeout,
+        task_time_limit=model.task_time_limit,
+        max_attempts=model.max_attempts,
+        elo_k=model.elo_k,
+        metrics_port=model.metrics_port,
+        metrics_address=model.metrics_address or "127.0.0.1",
     )

@@ -116,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from arena.settings import check
+
+    problem = check()  # every ARENA_* setting, once, before the command touches any
+    if problem:
+        print_error(problem)
+        return 2
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
-"""Settings of the gRPC server, from the environment, validated once at start-up.
+"""Settings of the gRPC server, from the environment, validated once at start-up (by
+``arena.settings``, which types, ranges and documents every ``ARENA_*`` variable).
 
 | variable | default | meaning |
 | --- | --- | --- |
@@ -14,7 +15,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 
@@ -45,23 +45,21 @@ class ServerSettings:
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> ServerSettings:
-        env = dict(os.environ if env is None else env)
-        cert, key = env.get("ARENA_TLS_CERT"), env.get("ARENA_TLS_KEY")
-        if bool(cert) != bool(key):
-            raise ValueError("set both ARENA_TLS_CERT and ARENA_TLS_KEY, or neither")
-        registration = env.get("ARENA_REGISTRATION", "auto")
-        if registration not in ("open", "admin", "auto"):
-            raise ValueError(f"ARENA_REGISTRATION must be open, admin or auto, not {registration!r}")
+        """The settings from ``env`` (default the environment and ``ARENA_CONFIG``'s file), as
+        validated by ``arena.settings``; a wrong value raises ``ValueError``."""
+        from arena.settings import load
+
+        model = load(env)
         return ServerSettings(
-            address=env.get("ARENA_GRPC_ADDRESS", "127.0.0.1:50051"),
-            admin_token=env.get("ARENA_ADMIN_TOKEN") or None,
-            tls_cert=cert or None,
-            tls_key=key or None,
-            max_message_bytes=int(env.get("ARENA_MAX_MESSAGE_BYTES", 1024 * 1024)),
-            max_streams=int(env.get("ARENA_MAX_STREAMS", 16)),
-            max_matches_per_bot=int(env.get("ARENA_MAX_MATCHES_PER_BOT", 8)),
-            registration=registration,
-            auth_failures_per_minute=int(env.get("ARENA_AUTH_FAILURES_PER_MINUTE", 20)),
+            address=model.grpc_address,
+            admin_token=model.admin_token or None,
+            tls_cert=model.tls_cert or None,
+            tls_key=model.tls_key or None,
+            max_message_bytes=model.max_message_bytes,
+            max_streams=model.max_streams,
+            max_matches_per_bot=model.max_matches_per_bot,
+            registration=model.registration,
+            auth_failures_per_minute=model.auth_failures_per_minute,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:

@@ -1,0 +1,285 @@
+"""Every ``ARENA_*`` setting in one model: typed, ranged, documented and validated together.
+
+Values come from the environment and, under it, from an optional TOML file named by
+``ARENA_CONFIG`` whose keys are the variables' names without ``ARENA_``, in lower case::
+
+    batch_size = 32
+    registration = "admin"
+
+An empty variable counts as unset (except ``ARENA_GRAFANA_URL``, where empty hides the link).
+``arena`` validates the settings once before any command (``check``), so that a wrong value is
+one line naming the variable, and puts the file's values into the environment where it leaves
+them unset, for the modules that read one variable directly (``arena.tournaments.limits``,
+``arena.referee.external``, ``arena.server.serve``, ``arena.web``, ``arena.games.search``,
+``workers.outage``). ``arena.config.settings()`` and ``ServerSettings.from_env()`` read
+through this model. ``python -m arena.settings --markdown`` prints the table that
+``docs/operations.md`` carries between its ``settings`` markers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+PREFIX = "ARENA_"
+CONFIG_ENV = "ARENA_CONFIG"
+# Where an empty value means something of its own rather than "unset".
+EMPTY_MEANS_SOMETHING = {"grafana_url"}
+
+
+class ArenaSettings(BaseSettings):
+    """The arena's settings: environment over ``ARENA_CONFIG``'s TOML file over defaults."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore", validate_default=True)
+
+    config: str | None = Field(default=None,
+        description="A TOML file with any of these settings (keys in lower case without `ARENA_`: "
+                    "`batch_size = 32`); the environment wins over it.")
+    # The store, the broker, the workers (``arena.config``).
+    database_url: str | None = Field(default=None,
+        description="The store (default the SQLite file `./var/arena.db`). "
+                    "`postgresql://user:pass@host/db` uses psycopg 3.")
+    redis_url: str | None = Field(default=None,
+        description="Celery broker (and, with the gateway, the bot mailbox). Unset = embedded: tasks run "
+                    "in the calling process.")
+    queue: str = Field(default="arena", min_length=1,
+        description="Celery queue name.")
+    batch_size: int = Field(default=16, ge=1, le=10_000,
+        description="House-bot matches per task. Matches with external or paced bots go one per task.")
+    visibility_timeout: int = Field(default=3600, ge=1,
+        description="Seconds before Redis redelivers an unacknowledged task. Above the longest task.")
+    task_time_limit: int = Field(default=1800, ge=1,
+        description="Hard limit per task in seconds (soft limit 30 s earlier).")
+    max_attempts: int = Field(default=5, ge=1, le=1000,
+        description="Deliveries of one match before it is marked `failed` (a match that kills its "
+                    "worker).")
+    outage_seconds: float = Field(default=300.0, ge=0,
+        description="How long a task, or a command following a tournament, waits out one database outage "
+                    "(backoff, up to 10 s between tries) before giving up. Well under "
+                    "`ARENA_TASK_TIME_LIMIT`.")
+    elo_k: float = Field(default=32.0, ge=0, le=1000,
+        description="Elo K factor (scaled by 1/(N-1) in N-player matches).")
+    metrics_port: int = Field(default=9808, ge=0, le=65535,
+        description="A worker's `/metrics`; `0` disables.")
+    metrics_address: str = Field(default="127.0.0.1",
+        description="Address a worker's `/metrics` listens on. `0.0.0.0` or a private address where "
+                    "Prometheus scrapes from another host or container.")
+    max_tournament_matches: int = Field(default=100_000, ge=1,
+        description="Cap on the matches of one tournament, checked (from the schedule's arithmetic) "
+                    "before anything is built.")
+    # The gRPC server (``arena.server.settings``, ``arena.referee.external``, ``arena.server.serve``).
+    grpc_address: str = Field(default="127.0.0.1:50051",
+        description="Where the gateway, Arena and Rules services listen.")
+    admin_token: str | None = Field(default=None,
+        description='The admin\'s token (see "Who may do what"); unset = admin calls refused.')
+    registration: Literal["open", "admin", "auto"] = Field(default="auto",
+        description="`open`: anyone may register a bot; `admin`: only the admin; `auto`: open when the "
+                    "server listens on a loopback address, admin-only elsewhere.")
+    auth_failures_per_minute: int = Field(default=20, ge=0,
+        description="Failed authentications (a wrong bot or admin token) one peer address may make per "
+                    "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
+                    "the rest of the minute. `0` = no limit.")
+    tls_cert: str | None = Field(default=None,
+        description="PEM certificate file; set with `ARENA_TLS_KEY` for TLS (neither = plaintext).")
+    tls_key: str | None = Field(default=None,
+        description="PEM private key file; set with `ARENA_TLS_CERT`.")
+    max_message_bytes: int = Field(default=1024 * 1024, ge=1024, le=512 * 1024 * 1024,
+        description="Largest message a client may send.")
+    max_streams: int = Field(default=16, ge=1, le=10_000,
+        description="Concurrent streams per client connection.")
+    max_matches_per_bot: int = Field(default=8, ge=1, le=10_000,
+        description="Matches one bot plays at once (it may ask for fewer in its Hello).")
+    grace_seconds: float = Field(default=30.0, ge=0,
+        description="How long a disconnected bot may stay away before it forfeits.")
+    mailbox_prefix: str = Field(default="arena:mb:", min_length=1,
+        description="Redis key prefix of the bot mailbox (several arenas on one Redis).")
+    gateway_metrics_port: int = Field(default=9809, ge=0, le=65535,
+        description="The gateway's `/metrics`; `0` disables.")
+    gateway_metrics_address: str = Field(default="127.0.0.1",
+        description="Address of the gateway's `/metrics` (it does not follow `ARENA_GRPC_ADDRESS`).")
+    # The web face (``arena.web.settings``).
+    web_address: str = Field(default="127.0.0.1:8080",
+        description="Where `arena web` listens.")
+    grafana_url: str = Field(default="http://127.0.0.1:3000/d/arena",
+        description="The Grafana dashboard the status page links to; empty hides the link.")
+    docs_dir: str | None = Field(default=None,
+        description="Folder of the games' Markdown docs (default `docs/games` of the source tree the "
+                    "package was installed from).")
+    # The house search bot (``arena.games.search``).
+    search_iterations: int | None = Field(default=None, ge=1,
+        description="Playouts per decision of the search bot, for every game (default each game's own "
+                    "budget).")
+    search_ms: float | None = Field(default=None, ge=0,
+        description="Wall-clock cap in milliseconds per search decision (`0` = none); it makes play "
+                    "depend on the machine.")
+    search_rollout: Literal["heuristic", "random"] | None = Field(default=None,
+        description="Play in the search bot's playouts (default `heuristic`).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_is_unset(cls, values: Any) -> Any:
+        if isinstance(values, dict):
+            return {k: v for k, v in values.items() if v != "" or k in EMPTY_MEANS_SOMETHING}
+        return values
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> ArenaSettings:
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("set both ARENA_TLS_CERT and ARENA_TLS_KEY, or neither")
+        return self
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
+                                   init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) \
+            -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file(os.environ))
+        return init_settings, env_settings, toml
+
+
+class _FromMapping(ArenaSettings):
+    """The same model reading nothing but the values it is given (``load(env)``)."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
+                                   init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) \
+            -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def config_file(env: Mapping[str, str]) -> Path | None:
+    """The TOML file ``ARENA_CONFIG`` names, if any; a name that is no file is an error."""
+    name = env.get(CONFIG_ENV)
+    if not name:
+        return None
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ValueError(f"{CONFIG_ENV}: no such file {name!r}")
+    return path
+
+
+def load(env: Mapping[str, str] | None = None) -> ArenaSettings:
+    """The settings from ``env`` (default the environment) and ``ARENA_CONFIG``'s file, validated;
+    a mapping given is read alone, not the process's environment.
+    Raises ``pydantic.ValidationError`` (a ``ValueError``) on a wrong value; ``describe`` turns
+    it into one line."""
+    if env is None:
+        return ArenaSettings()
+    names = ArenaSettings.model_fields
+    values: dict[str, Any] = {}
+    path = config_file(env)
+    if path is not None:
+        values.update(TomlConfigSettingsSource(ArenaSettings, toml_file=path)())
+    values.update({k[len(PREFIX):].lower(): v for k, v in env.items()
+                   if k.startswith(PREFIX) and k[len(PREFIX):].lower() in names})
+    return _FromMapping(**values)
+
+
+def variable(field: str) -> str:
+    return PREFIX + field.upper()
+
+
+def describe(error: ValidationError) -> str:
+    """The first problem of a validation error on one line: ``ARENA_BATCH_SIZE: must be an
+    integer (got 'x')``."""
+    problem = error.errors()[0]
+    loc = [str(part) for part in problem.get("loc", ()) if isinstance(part, str)]
+    kind, ctx, got = problem.get("type", ""), problem.get("ctx") or {}, problem.get("input")
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        what = "must be an integer"
+    elif kind in ("float_parsing", "float_type"):
+        what = "must be a number"
+    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        word = {"greater_than_equal": "at least", "greater_than": "above",
+                "less_than_equal": "at most", "less_than": "below"}[kind]
+        what = f"must be {word} {next(iter(ctx.values()))}"
+    elif kind == "literal_error":
+        what = f"must be {ctx.get('expected', '').replace(chr(39), '')}"
+    elif kind == "string_too_short":
+        what = "must not be empty"
+    else:
+        what = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
+    if not loc:
+        return what
+    return f"{variable(loc[0])}: {what} (got {got!r})" if got is not None and not isinstance(got, dict) \
+        else f"{variable(loc[0])}: {what}"
+
+
+def check() -> str | None:
+    """Validate the current settings once: None when they are good, else one line naming the
+    variable and the problem. Good settings from ``ARENA_CONFIG``'s file that the environment
+    leaves unset are then put into it, so that the modules reading a variable directly (and the
+    processes this one starts) see them too."""
+    try:
+        load()
+        path = config_file(os.environ)
+    except ValidationError as error:
+        return describe(error)
+    except ValueError as error:  # the file: missing, or not TOML
+        return str(error) if str(error).startswith(CONFIG_ENV) else f"{CONFIG_ENV}: {error}"
+    if path is not None:
+        for name, value in TomlConfigSettingsSource(ArenaSettings, toml_file=path)().items():
+            if name in ArenaSettings.model_fields and value is not None:
+                os.environ.setdefault(variable(name), str(value))
+    return None
+
+
+def markdown() -> str:
+    """The settings table of ``docs/operations.md``, made from the model."""
+    rows = ["| Variable | Type | Default | Range | Meaning |", "|---|---|---|---|---|"]
+    for name, field in ArenaSettings.model_fields.items():
+        rows.append(f"| `{variable(name)}` | {kind_of(field.annotation)} | {default_of(field.default)} "
+                    f"| {range_of(field.metadata)} | {field.description} |")
+    return "\n".join(rows) + "\n"
+
+
+def kind_of(annotation: Any) -> str:
+    text = str(annotation).replace("typing.", "").replace("<class '", "").replace("'>", "")
+    text = text.replace(" | None", "").replace("Optional[", "").rstrip("]") if "Literal" not in text else text
+    if "Literal" in text:
+        choices = text.split("Literal[", 1)[1].split("]", 1)[0].replace("'", "").split(", ")
+        return " / ".join(f"`{c}`" for c in choices)
+    return {"str": "text", "int": "integer", "float": "number"}.get(text, text)
+
+
+def default_of(default: Any) -> str:
+    if default is None:
+        return "unset"
+    if isinstance(default, float) and default.is_integer():
+        default = int(default)
+    return f"`{default}`"
+
+
+def range_of(metadata: list[Any]) -> str:
+    low = next((m.ge for m in metadata if getattr(m, "ge", None) is not None), None)
+    high = next((m.le for m in metadata if getattr(m, "le", None) is not None), None)
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f"≥ {low}"
+    return f"{low}–{high}" if low is not None else f"≤ {high}"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--markdown"]:
+        sys.stdout.write(markdown())
+    else:
+        problem = check()
+        print(problem or "settings are valid", file=sys.stderr if problem else sys.stdout)
+        sys.exit(2 if problem else 0)
