@@ -12,7 +12,7 @@ import pytest
 from arena import games
 from arena.games import IllegalAction
 from arena.games.crazy_eights.state import CrazyEightsState
-from arena.games.house import evaluate
+from arena.games.house import evaluate, house_bot
 
 GAME = games.get("crazy_eights")
 
@@ -294,9 +294,59 @@ def test_observation_shows_own_hand_and_counts_only() -> None:
 
 
 def test_heuristic_beats_random_two_players() -> None:
-    """Measured 0.60 over 1000 matches (seeds 0-999); single-hand Crazy 8s is mostly luck."""
-    result = evaluate("crazy_eights", "heuristic", "random", 2, 300, first_seed=5000)
-    assert result["win_rate"] >= 0.55
+    """Measured 0.67 over 1000 matches (seeds 0-999, seats alternating; 0.60 before the bot
+    chained its extra turns and counted the cards); these 300 give 0.69. A single hand of
+    Crazy 8s is still much of it the deal, so 0.62 is the bar: the old bot, at 0.59 here,
+    fails it."""
+    result = evaluate("crazy_eights", "heuristic", "random", 2, 300, first_seed=0)
+    assert result["win_rate"] >= 0.62
+
+
+def heuristic_choice(state: CrazyEightsState, seat: int = 0) -> str:
+    bot = house_bot("crazy_eights", "heuristic", seat, 1)
+    return bot.act(state.observation(seat), state.legal_actions(seat))
+
+
+CHAINS = [
+    # (hand, top, the heuristic's play)
+    # QH, then QS on the queen, then 5S on the spade: three cards shed in one turn.
+    (["QH", "QS", "5S", "9C"], "9H", "play QH"),
+    # Nothing follows QH: the queen's extra turn would be spent drawing a card.
+    (["QH", "9C", "3S", "KD"], "9H", "play 9C"),
+    # AS, then AD on the ace, then 7D: three cards, where 9C would shed one.
+    (["AS", "AD", "7D", "9C"], "9S", "play AS"),
+]
+
+
+@pytest.mark.parametrize(("hand", "top", "expected"), CHAINS)
+def test_heuristic_chains_the_cards_that_give_another_turn(hand: list[str], top: str, expected: str) -> None:
+    """DATA 5.4: "Skip: the next player misses their turn", "Reverse direction of play
+    (with 2 players: the same player plays again)", a 2: "the next player draws 2 cards and
+    misses their turn". With two players each gives the same player another turn."""
+    state = position([hand, ["4D", "5D", "7D", "9D", "JD"]], top)
+    assert heuristic_choice(state) == expected
+
+
+def test_heuristic_plays_to_the_suit_the_other_player_was_seen_to_lack() -> None:
+    """crazy_eights 4.2: "Each player can either discard a card, or, if this is not possible
+    within rules 'Discarding', a card must be taken from the draw pile." The other player
+    drew on a club: it had no club, no card of that rank and no eight. Hearts are nearly all
+    gone, so without that knowledge a heart is the safer top card; with it, the club."""
+    seen = ["AH", "2H", "3H", "4H", "7H", "9H", "TH", "JH", "QH", "KH", "5D", "5S", "6D", "6S"]
+    state = position([["5C", "6C", "5H", "6H", "KD"], ["2D", "3D", "7D", "9D", "KS"]], "4C",
+                     draw_pile=["2C", "3S"])
+    state.discard = [*seen, "4C"]
+    bot = house_bot("crazy_eights", "heuristic", 0, 1)
+    first = bot.act(state.observation(0), state.legal_actions(0))
+    assert first in ("play 5C", "play 6C")
+    state.apply(0, first)
+    assert state.legal_actions(1) == ["draw"]
+    state.apply(1, "draw")
+    club = "6C" if first == "play 5C" else "5C"
+    heart = first[5] + "H"
+    assert sorted(state.legal_actions(0)) == sorted([f"play {club}", f"play {heart}"])
+    assert heuristic_choice(state) == f"play {heart}"  # a fresh bot has not seen the draw
+    assert bot.act(state.observation(0), state.legal_actions(0)) == f"play {club}"
 
 
 def test_inlined_contract_path_agrees_with_the_base_class() -> None:
