@@ -154,12 +154,18 @@ def recent_matches(connection: Connection, tournament_id: int | None = None, bot
              "finished_at": finished.get(m.id)} for m in matches]
 
 
-def _with_bot(connection: Connection, query: Any, bot_id: int, limit: int, page: int = 1000) -> list[Any]:
-    """The newest ``limit`` rows of ``query`` that seat ``bot_id`` (seating is a JSON list, which
-    no index covers portably, so it is read a page at a time)."""
+BOT_SCAN = 20_000  # newest matches a listing filtered by bot looks through, at most
+
+
+def _with_bot(connection: Connection, query: Any, bot_id: int, limit: int, page: int = 1000,
+              scan: int = BOT_SCAN) -> list[Any]:
+    """The newest ``limit`` rows of ``query`` that seat ``bot_id`` among its newest ``scan``
+    rows (seating is a JSON list, which no index covers portably, so it is read a page at a
+    time; the bound keeps an anonymous listing for a bot that rarely plays from reading the
+    whole table)."""
     found: list[Any] = []
     offset = 0
-    while len(found) < limit:
+    while len(found) < limit and offset < scan:
         rows = connection.execute(query.limit(page).offset(offset)).all()
         found += [m for m in rows if bot_id in m.seating]
         if len(rows) < page:

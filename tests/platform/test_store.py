@@ -134,3 +134,18 @@ def test_a_poison_match_is_failed_after_too_many_deliveries(db_url, monkeypatch,
     with db.transaction(db_url) as connection:
         status = connection.execute(sa.select(Match.__table__.c.status).where(Match.__table__.c.id == ids[0])).scalar_one()
     assert status == "failed"
+
+
+def test_listing_by_bot_finds_its_matches_and_reads_a_bounded_window(sqlite_url):
+    """ListMatches(bot=...) is open to anyone: it must find the bot's matches among others and
+    never read more than its window of newest matches, whatever the bot."""
+    with db.transaction(sqlite_url) as connection:
+        tid = create_tournament(connection, fast_games(1), ["random", "heuristic", "random-2"], sizes=[2], repetitions=4, seed=3)
+        listed = queries.recent_matches(connection, bot="random-2", limit=1000)
+        everything = queries.recent_matches(connection, tournament_id=tid, limit=1000)
+        mine = [m["id"] for m in everything if "random-2" in m["seating"]]
+        assert [m["id"] for m in listed] == mine and len(mine) == 16
+        query = sa.select(Match.__table__).order_by(Match.__table__.c.id.desc())
+        bot_id = connection.execute(sa.text("select id from bot where name = 'random'")).scalar_one()
+        window = queries._with_bot(connection, query, bot_id, limit=1000, page=5, scan=10)
+        assert len(window) <= 10 and {m.id for m in window} <= {m["id"] for m in everything[:10]}
