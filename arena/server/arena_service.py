@@ -24,7 +24,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
-from .rules_service import brief
+from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
 
@@ -192,19 +192,6 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
-
-
-def json_object(text: str) -> dict[str, Any]:
-    """A JSON object from a request field, or ValueError (too deep, too long, not an object)."""
-    if len(text) > 65536:
-        raise ValueError("options_json too large")
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise ValueError("options_json nested too deeply") from None
-    if not isinstance(value, dict):
-        raise ValueError("options_json must be a JSON object")
-    return value
 
 
 def summary(match: dict[str, Any]) -> arena_pb2.MatchSummary:

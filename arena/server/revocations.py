@@ -51,15 +51,16 @@ async def watch(gateway: Any, interval: float = INTERVAL) -> None:
             log.warning("cannot read revocations: %s", str(error).splitlines()[0])
             rows = []
         fresh = [r for r in rows if r.token_hash not in seen]
+        for row in fresh:
+            if not row.live:
+                await gateway.mailbox.set_revoked(str(row.bot_id), True)
         if fresh:
-            for row in fresh:
-                if not row.live:
-                    await gateway.mailbox.set_revoked(str(row.bot_id), True)
             await gateway.kick_tokens({r.token_hash for r in fresh}, "the bot's token was revoked")
-            seen |= {r.token_hash for r in fresh}
-            latest = max(_aware(r.revoked_at) for r in fresh)
-            since = max(since, latest - LOOKBACK)
-            seen = {r.token_hash for r in rows if _aware(r.revoked_at) >= since}
+        # Every row is at or after ``since``, so remembering this look's rows is enough; the
+        # window moves on behind the newest revocation, keeping both small.
+        seen = {r.token_hash for r in rows}
+        if rows:
+            since = max(since, max(_aware(r.revoked_at) for r in rows) - LOOKBACK)
         await asyncio.sleep(interval)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 
 from arena import games
-from arena.games import BadOptions, IllegalAction, State
+from arena.games import IllegalAction, State
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
 MAX_STATE_JSON = 4 * 1024 * 1024
@@ -22,12 +22,8 @@ class RulesService(rules_pb2_grpc.RulesServicer):
     async def NewState(self, request: rules_pb2.NewStateRequest, context: Any) -> rules_pb2.StateReply:
         try:
             game = games.get(request.game)
-            options = json.loads(request.options_json) if request.options_json else {}
-            if not isinstance(options, dict):
-                raise BadOptions("options_json must be a JSON object")
+            options = json_object(request.options_json) if request.options_json else {}
             state = game.new_state(request.num_players, request.seed, options)
-        except RecursionError:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "options_json nested too deeply")
         except (KeyError, ValueError) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         return state_reply(state)
@@ -75,6 +71,20 @@ async def load_state(state_json: str, context: Any) -> State:
 async def check_seat(state: State, seat: int, context: Any) -> None:
     if seat >= state.num_players:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no seat {seat} in a {state.num_players}-player state")
+
+
+def json_object(text: str, limit: int = 65536) -> dict[str, Any]:
+    """A JSON object from a request's ``options_json``, or ValueError (too long, nested too
+    deeply, not an object): the Rules and Arena services read options the same way."""
+    if len(text) > limit:
+        raise ValueError("options_json too large")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("options_json nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError("options_json must be a JSON object")
+    return value
 
 
 def brief(detail: str, limit: int = 300) -> str:
