@@ -1,16 +1,8 @@
 """Settings of the gRPC server, from the environment, validated once at start-up (by
 ``arena.settings``, which types, ranges and documents every ``ARENA_*`` variable).
 
-| variable | default | meaning |
-| --- | --- | --- |
-| ARENA_GRPC_ADDRESS | 127.0.0.1:50051 | where the server listens |
-| ARENA_ADMIN_TOKEN | (none) | token for admin calls; without it admin calls are refused |
-| ARENA_TLS_CERT, ARENA_TLS_KEY | (none) | PEM files; both set = TLS, neither = plaintext |
-| ARENA_MAX_MESSAGE_BYTES | 1048576 | largest message accepted from a client |
-| ARENA_MAX_STREAMS | 16 | concurrent streams per client connection |
-| ARENA_MAX_MATCHES_PER_BOT | 8 | matches one bot may play at once |
-| ARENA_REGISTRATION | auto | `open`: anyone may register a bot; `admin`: only the admin; `auto`: open on a loopback address, admin elsewhere |
-| ARENA_AUTH_FAILURES_PER_MINUTE | 20 | failed authentications one peer address may make per minute before its calls are refused (0 = no limit) |
+The table of every setting, with its range and meaning, is generated from that model into
+docs/operations.md (``python -m arena.settings --markdown``).
 """
 
 from __future__ import annotations
