@@ -387,3 +387,47 @@ def test_resample_keeps_a_fastplay_card_playable() -> None:
         assert isinstance(other, CrazyEightsState)
         assert other.drawn is not None and other._playable(other.drawn)
         assert other.hands[0][-1] == other.drawn and len(other.hands[0]) == 3
+
+
+
+def _shown(card: str, top: str) -> bool:
+    """Whether ``card`` could have been played on ``top`` (no wish): suit, rank or an eight."""
+    return card[0] == "8" or card[0] == top[0] or card[1] == top[1]
+
+
+def test_resample_keeps_the_void_a_forced_draw_revealed() -> None:
+    """crazy_eights 4.2: a player draws only when unable to play, so at that moment none of
+    their cards followed the top card; only the card drawn since may."""
+    import random
+
+    state = position([["KS", "QD", "4C"], ["5C", "6C", "2D", "TH"]], "7H",
+                     draw_pile=["2C", "3D", "JS", "7C", "AH", "8D", "7S", "9H"])
+    state.apply(0, "draw")  # seat 0 holds no heart, no 7 and no eight; it draws 9H
+    state.apply(1, "play TH")
+    assert state.current == 0
+    for k in range(60):
+        other = state.resample_hidden(1, random.Random(k))
+        assert isinstance(other, CrazyEightsState)
+        assert len(other.hands[0]) == 4
+        # Three of its four cards were held when it drew: at most the drawn one follows 7H.
+        assert sum(_shown(c, "7H") for c in other.hands[0]) <= 1, other.hands[0]
+
+
+def test_resample_void_counts_only_the_cards_still_held() -> None:
+    """The void binds the cards held at the forced draw: playing the drawn card (which may
+    follow) leaves them all bound; playing one of them leaves one fewer."""
+    import random
+
+    state = position([["KS", "QD", "4C"], ["5C", "6C", "9S", "TH", "TS"]], "7H",
+                     draw_pile=["2C", "3D", "JS", "7C", "AH", "8D", "7S", "9H"])
+    state.apply(0, "draw")  # three cards shown not to follow 7H; 9H drawn
+    state.apply(1, "play TH")
+    state.apply(0, "play 9H")  # the drawn card
+    state.apply(1, "play 9S")
+    state.apply(0, "play KS")  # one of the three
+    state.apply(1, "play TS")
+    assert state.current == 0 and len(state.hands[0]) == 2
+    for k in range(60):
+        other = state.resample_hidden(1, random.Random(k))
+        assert isinstance(other, CrazyEightsState)
+        assert not any(_shown(c, "7H") for c in other.hands[0]), other.hands[0]

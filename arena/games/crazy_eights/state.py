@@ -27,6 +27,11 @@ TWO = "two"  # stacked draw-two penalty (DATA 5.4)
 BLACK_JACK = "black_jack"  # draw five from a black jack, cancelled by a red jack (DATA 5.4)
 
 
+def follows(card: str, rank: str, suits: str) -> bool:
+    """Whether ``card`` is of ``rank`` or one of ``suits``, or an eight: what a void lacks."""
+    return card[0] == "8" or card[0] == rank or card[1] in suits
+
+
 class CrazyEightsState(State):
     """One match: one hand, or hands until a target score (option ``target_score``)."""
 
@@ -58,6 +63,10 @@ class CrazyEightsState(State):
         self.drawn: str | None = None
         self.passes = 0  # consecutive passes with nothing to play nor draw, no wish in force
         self.last_card = [False] * n  # who has called "Last card!" and still holds one card
+        # Voids shown by forced draws (crazy_eights 4.2: a player draws only when unable to
+        # play): per seat, [rank, suits, held]: at least ``held`` cards of the hand follow
+        # neither the rank nor the suits, nor are eights. Public: derived from the plays.
+        self.voids: list[list[list[Any]]] = [[] for _ in range(n)]
 
     def _can_draw(self) -> bool:
         return bool(self.draw_pile) or (self.options["reshuffle"] and len(self.discard) > 1)
@@ -181,6 +190,7 @@ class CrazyEightsState(State):
         if parsed is not None:
             self._play(seat, *parsed)
         elif action == DRAW:
+            self._record_void(seat)
             self.passes = 0
             card = self._draw_cards(seat, 1)
             if self.options["fastplay"] and card is not None and self._playable(card):
@@ -192,13 +202,15 @@ class CrazyEightsState(State):
             if self.phase == "drawn":
                 self.phase = "play"
                 self.drawn = None
-            elif self.wish is None:
-                # Nothing to play nor draw, and no wish in force: once every seat has passed
-                # in a row on the same top card, nobody will ever play again.
-                self.passes += 1
-                if self.passes >= self.num_players:
-                    self._end_hand(None)
-                    return
+            else:
+                self._record_void(seat)  # nothing to play nor to draw
+                if self.wish is None:
+                    # Nothing to play nor draw, and no wish in force: once every seat has
+                    # passed in a row on the same top card, nobody will ever play again.
+                    self.passes += 1
+                    if self.passes >= self.num_players:
+                        self._end_hand(None)
+                        return
             self._end_turn(seat, False)
         else:  # "draw N": accept the penalty and miss the turn (DATA 5.4)
             self.passes = 0
@@ -206,6 +218,26 @@ class CrazyEightsState(State):
             self.penalty = 0
             self.penalty_kind = ""
             self._end_turn(seat, False)
+
+    def _record_void(self, seat: int) -> None:
+        """crazy_eights 4.2: ``seat`` draws (or passes) because no card of its hand can be
+        played: none follows the top card (or the wish), none is an eight."""
+        wish = self.wish
+        rank, suits = ("", wish) if wish is not None else (self.discard[-1][0], self.discard[-1][1])
+        if self.hands[seat]:
+            self.voids[seat].append([rank, suits, len(self.hands[seat])])
+
+    def _played_from(self, seat: int, card: str) -> None:
+        """A card played that was not shown lacking may be one of the cards a void binds:
+        one fewer of them is certainly still held. A card that was shown lacking was drawn
+        since, and leaves the void's count as it was."""
+        kept = []
+        for void in self.voids[seat]:
+            if not follows(card, void[0], void[1]):
+                void[2] -= 1
+            if void[2] > 0:
+                kept.append(void)
+        self.voids[seat] = kept
 
     def _end_turn(self, seat: int, skip: bool) -> None:
         self.wish = None
@@ -220,6 +252,8 @@ class CrazyEightsState(State):
         hand.remove(card)
         self.discard.append(card)
         self.passes = 0
+        if self.voids[seat]:
+            self._played_from(seat, card)
         self.phase = "play"
         self.drawn = None
         if not hand:
@@ -306,25 +340,61 @@ class CrazyEightsState(State):
         }
         return obs
 
+    def _restore(self) -> None:
+        if "voids" not in self.__dict__:  # states written before voids were recorded
+            self.voids = [[] for _ in range(self.num_players)]
+
     def _resample(self, seat: int, rng: random.Random) -> None:
-        """Re-deal the other hands and the draw pile from the cards ``seat`` cannot see. A
-        Fastplay decision shows that the drawn card is playable, so it stays playable."""
+        """Re-deal the other hands and the draw pile from the cards ``seat`` cannot see,
+        keeping what the others have shown: a Fastplay decision shows that the drawn card is
+        playable, so it stays playable; a forced draw shows a void (``voids``), so the
+        cards it binds still follow neither the top card of that moment nor its wish. A
+        few re-deals that cannot keep every void give way to the world as it is."""
+        for _ in range(8):
+            dealt = self._redeal(seat, rng)
+            if dealt is not None:
+                self.hands, self.draw_pile, drawn = dealt
+                if drawn is not None:
+                    self.drawn = drawn
+                return
+
+    def _redeal(self, seat: int, rng: random.Random) -> tuple[list[list[str]], list[str], str | None] | None:
         pool = list(self.draw_pile)
         for s, hand in enumerate(self.hands):
             if s != seat:
                 pool += hand
         rng.shuffle(pool)
         fastplay_other = self.phase == "drawn" and self.current != seat
+        drawn = None
         if fastplay_other:
             pick = next(i for i, c in enumerate(pool) if self._playable(c))
             drawn = pool.pop(pick)
+        hands = [list(h) for h in self.hands]
         for s, hand in enumerate(self.hands):
             if s == seat:
                 continue
-            if fastplay_other and s == self.current:
-                # The card just drawn stays the last of the hand, as _draw_cards put it.
-                self.hands[s] = [pool.pop() for _ in hand[1:]] + [drawn]
-                self.drawn = drawn
-            else:
-                self.hands[s] = [pool.pop() for _ in hand]
-        self.draw_pile = pool
+            keep_drawn = fastplay_other and s == self.current
+            size = len(hand) - keep_drawn
+            new = [pool.pop() for _ in range(size)]
+            if self.voids[s] and not _keep_voids(new, pool, self.voids[s], rng):
+                return None
+            # The card just drawn stays the last of the hand, as _draw_cards put it.
+            hands[s] = new + [drawn] if keep_drawn and drawn is not None else new
+        return hands, pool, drawn
+
+
+def _keep_voids(hand: list[str], pool: list[str], voids: list[list[Any]], rng: random.Random) -> bool:
+    """Swap cards of ``hand`` with cards of ``pool`` until every void holds (at least its
+    count of cards follows neither its rank nor its suits); False if that fails."""
+    for _ in range(4 * len(hand) + 8):
+        broken = next((v for v in voids if sum(not follows(c, v[0], v[1]) for c in hand) < v[2]), None)
+        if broken is None:
+            return True
+        rank, suits = broken[0], broken[1]
+        out = [i for i, c in enumerate(hand) if follows(c, rank, suits)]
+        into = [j for j, c in enumerate(pool) if not follows(c, rank, suits)]
+        if not out or not into:
+            return False
+        i, j = rng.choice(out), rng.choice(into)
+        hand[i], pool[j] = pool[j], hand[i]
+    return all(sum(not follows(c, v[0], v[1]) for c in hand) >= v[2] for v in voids)
