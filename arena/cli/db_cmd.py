@@ -7,12 +7,16 @@ import argparse
 from arena.config import settings
 from arena.store import db
 
+from .jsonout import add_json_flag, print_json
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("db", help="migrate the store (ARENA_DATABASE_URL)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("upgrade", help="run the migrations up to the newest").set_defaults(func=run_upgrade)
-    actions.add_parser("current", help="show the schema revision").set_defaults(func=run_current)
+    current = actions.add_parser("current", help="show the schema revision; exit 1 unless it is the newest")
+    add_json_flag(current)
+    current.set_defaults(func=run_current)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -26,5 +30,9 @@ def run_current(args: argparse.Namespace) -> int:
     eng = db.make_engine(settings().database_url)
     current = db.current_revision(eng)
     head = db.head_revision()
-    print(f"revision {current or '(empty)'}; newest {head}")
+    if args.json:
+        print_json({"database": eng.url.render_as_string(hide_password=True), "revision": current,
+                    "head": head, "up_to_date": current == head})
+    else:
+        print(f"revision {current or '(empty)'}; newest {head}")
     return 0 if current == head else 1

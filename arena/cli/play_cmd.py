@@ -1,14 +1,19 @@
-"""``arena play GAME``: one match of house bots (and optionally a person) in the terminal."""
+"""``arena play GAME``: one match of house bots (and optionally a person) in the terminal.
+
+With ``--json`` the result is the one document on stdout; the match as it goes (and a
+person's prompts) is written to stderr instead."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import TextIO
 
 from arena import games
 from arena.games import house
 
+from .jsonout import add_json_flag, human_stream, print_json
 from .options import parse_options
 
 
@@ -23,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a person plays this seat from the keyboard (repeatable)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option")
     parser.add_argument("--quiet", action="store_true", help="print only the outcome")
+    add_json_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -31,22 +37,26 @@ def seat_bots(spec: str, players: int) -> list[str]:
     return (names + [names[-1]] * players)[:players]
 
 
-def ask_human(seat: int, observation: dict, legal: list[str]) -> str:
-    """Show the seat its observation and legal actions; read a choice by number or id."""
-    print(f"\n--- seat {seat}, your observation:")
-    print(json.dumps(observation, indent=1))
+def ask_human(seat: int, observation: dict, legal: list[str], out: TextIO = sys.stdout) -> str:
+    """Show the seat its observation and legal actions on ``out``; read a choice by number or id."""
+    print(f"\n--- seat {seat}, your observation:", file=out)
+    print(json.dumps(observation, indent=1), file=out)
     for i, action in enumerate(legal):
-        print(f"  [{i}] {action}")
+        print(f"  [{i}] {action}", file=out)
     while True:
+        prompt = f"seat {seat}> "
+        if out is not sys.stdout:  # ``input()`` writes its prompt to stdout, kept for the JSON
+            print(prompt, end="", file=out, flush=True)
+            prompt = ""
         try:
-            answer = input(f"seat {seat}> ").strip()
+            answer = input(prompt).strip()
         except EOFError:
             raise KeyboardInterrupt from None
         if answer.isdigit() and int(answer) < len(legal):
             return legal[int(answer)]
         if answer in legal:
             return answer
-        print("not a legal action: give its number or its exact id")
+        print("not a legal action: give its number or its exact id", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     names = seat_bots(args.bots, args.players)
     bots = {s: house.house_bot(game.name, names[s], s, args.seed)
             for s in range(args.players) if s not in args.human}
-    out = sys.stdout
+    out = human_stream(args)
     print(f"{game.title}: {args.players} players, seed {args.seed}, options {json.dumps(options)}", file=out)
     for seat in range(args.players):
         print(f"  seat {seat}: {'human' if seat in args.human else names[seat]}", file=out)
@@ -69,13 +79,22 @@ def run(args: argparse.Namespace) -> int:
             sample = house.sampler(state, seat, args.seed, state.moves)
             action = house.decide(bots[seat], observation, legal, sample)
         else:
-            action = ask_human(seat, observation, legal)
+            action = ask_human(seat, observation, legal, out)
         state.apply(seat, action)
         if not args.quiet:
             print(f"{state.moves:5d}  seat {seat}: {action}", file=out)
     outcome = state.outcome()
+    labels = ["human" if seat in args.human else names[seat] for seat in range(args.players)]
+    if args.json:
+        print_json({
+            "game": game.name, "players": args.players, "seed": args.seed, "options": options,
+            "moves": state.moves, "capped": state.capped(),
+            "winners": [seat for seat in range(args.players) if outcome.ranks[seat] == 1],
+            "seats": [{"seat": seat, "bot": labels[seat], "rank": outcome.ranks[seat],
+                       "score": outcome.scores[seat]} for seat in range(args.players)],
+        })
+        return 0
     print("outcome:" + (" (turn cap reached)" if state.capped() else ""), file=out)
     for seat in range(args.players):
-        label = "human" if seat in args.human else names[seat]
-        print(f"  seat {seat} ({label}): rank {outcome.ranks[seat]}, score {outcome.scores[seat]:g}", file=out)
+        print(f"  seat {seat} ({labels[seat]}): rank {outcome.ranks[seat]}, score {outcome.scores[seat]:g}", file=out)
     return 0

@@ -7,9 +7,13 @@ import argparse
 import asyncio
 import json
 import logging
+import sys
 import time
+from pathlib import Path
 
 from arena.server.settings import ServerSettings
+
+from .jsonout import add_json_flag, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,9 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     reg = actions.add_parser("register", help="register a bot and print its token (shown once)")
     reg.add_argument("name")
     reg.add_argument("--owner", default="", help="who to contact about this bot")
+    add_json_flag(reg)
     reg.set_defaults(func=run_register)
     rev = actions.add_parser("revoke", help="revoke every token of a bot")
     rev.add_argument("name")
+    add_json_flag(rev)
     rev.set_defaults(func=run_revoke)
 
     challenge = subparsers.add_parser("challenge", help="an unrated match against chosen opponents")
@@ -39,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
+    challenge.add_argument("--ca", type=Path, metavar="FILE",
+                           help="connect with TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
+    challenge.add_argument("--tls", action="store_true", default=None,
+                           help="connect with TLS, trusting the system's roots (default ARENA_TLS=1)")
+    add_json_flag(challenge)
     challenge.set_defaults(func=run_challenge)
 
 
@@ -68,6 +79,9 @@ def run_register(args: argparse.Namespace) -> int:
 
     with db.transaction() as connection:
         made = bot_tokens.register(connection, args.name, args.owner)
+    if args.json:
+        print_json({"id": made.bot_id, "name": made.name, "owner": args.owner, "token": made.token})
+        return 0
     print(f"registered bot {made.name} (id {made.bot_id})")
     print(f"token: {made.token}")
     print("This token is shown once. Run your bot with ARENA_BOT_TOKEN set to it.")
@@ -79,7 +93,10 @@ def run_revoke(args: argparse.Namespace) -> int:
 
     with db.transaction() as connection:
         found = bot_tokens.revoke(connection, args.name)
-    print(f"revoked every token of {args.name}" if found else f"no external bot named {args.name}")
+    if args.json:
+        print_json({"name": args.name, "revoked": bool(found)})
+    else:
+        print(f"revoked every token of {args.name}" if found else f"no external bot named {args.name}")
     return 0 if found else 1
 
 
@@ -91,6 +108,7 @@ def run_challenge(args: argparse.Namespace) -> int:
     import grpc
 
     from arena import games
+    from arena.server.challenge import client_channel
     from arena.v1 import arena_pb2, arena_pb2_grpc
 
     from .options import parse_options
@@ -100,19 +118,46 @@ def run_challenge(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("ARENA_BOT_TOKEN") or os.environ.get("ARENA_ADMIN_TOKEN")
     if not token:
         raise ValueError("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
-    with grpc.insecure_channel(address) as channel:
+    with client_channel(address, args.ca, args.tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
                                                              options_json=json.dumps(options), seed=args.seed),
-                                 metadata=(("authorization", f"Bearer {token}"),))
+                                 metadata=(("authorization", f"Bearer {token}"),), timeout=60)
         except grpc.RpcError as error:
             raise ValueError(f"{address}: {error.details()}") from None
-        print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}")
-        while (detail := stub.GetMatch(ref)).summary.status in ("scheduled", "running"):
-            time.sleep(0.3)
+        # A notice, not the result: on stderr, so that stdout holds the result alone.
+        print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}",
+              file=sys.stderr, flush=True)
+        try:
+            while (detail := stub.GetMatch(ref, timeout=30)).summary.status in ("scheduled", "running"):
+                time.sleep(0.3)
+        except grpc.RpcError as error:
+            raise ValueError(f"{address}: match {ref.match_id}: {error.details()}") from None
+    result = challenge_result(detail)
+    if args.json:
+        print_json(result)
+    else:
+        print_challenge(result)
+    return 0 if result["status"] == "done" else 1
+
+
+def challenge_result(detail) -> dict:
+    """A finished (or aborted) challenge from the server's ``MatchDetail``: ranks and scores by
+    seat (none when aborted), the seed (None while the deal is sealed) and the moves made."""
     summary = detail.summary
-    print(json.dumps({"match": summary.match_id, "status": summary.status,
-                      "seats": [{"bot": b, "rank": r} for b, r in zip(summary.players, summary.ranks, strict=False)]},
-                     indent=1))
-    return 0 if summary.status == "done" else 1
+    ranks = list(summary.ranks)
+    scores = list(detail.scores)
+    seats = [{"seat": seat, "bot": bot, "rank": ranks[seat] if seat < len(ranks) else None,
+              "score": scores[seat] if seat < len(scores) else None} for seat, bot in enumerate(summary.players)]
+    return {"match": int(summary.match_id), "game": summary.game, "status": summary.status,
+            "seed": None if detail.sealed else detail.seed, "moves": len(detail.decisions),
+            "winners": [s["seat"] for s in seats if s["rank"] == 1], "seats": seats}
+
+
+def print_challenge(result: dict) -> None:
+    print(f"match {result['match']} ({result['game']}): {result['status']}"
+          + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == "done" else ""))
+    for seat in result["seats"]:
+        finish = f"rank {seat['rank']}, score {seat['score']:g}" if seat["rank"] is not None else "no result"
+        print(f"  seat {seat['seat']}: {seat['bot']:<16} {finish}")

@@ -1,8 +1,12 @@
-"""``arena tournament create|run|status|retry-failed|cancel``: round robins of bots over games.
+"""``arena tournament create|run|status|list|retry-failed|cancel``: round robins of bots over games.
 
 Following a tournament (``--run``, ``run``, ``status``) rides through a database outage with a
 one-line notice on stderr; failed matches are listed with their errors, and
-``retry-failed`` schedules them again once the operator has fixed their cause."""
+``retry-failed`` schedules them again once the operator has fixed their cause.
+
+With ``--json`` every command that acts on one tournament prints the document ``status
+--json`` prints (plus what the command did: ``matches``, ``rescheduled``, ``cancelled``), so
+that a script reads one shape whichever step it took."""
 
 from __future__ import annotations
 
@@ -16,7 +20,12 @@ from arena import games
 from arena.store import db, disclosure, queries
 from arena.tournaments import cancel_tournament, create_tournament
 
+from .jsonout import add_json_flag, human_stream, print_json
 from .progress import ProgressBar
+
+# Bounds of ``tournament list --limit``: the web API's listings stop at the same 1000 rows.
+LIST_LIMIT = (1, 1000)
+TOURNAMENT_STATUSES = ("running", "done", "cancelled")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,26 +49,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                         help="a rule option for one game")
     create.add_argument("--run", action="store_true", help="dispatch the matches and wait for the end")
+    add_json_flag(create)
     create.set_defaults(func=run_create)
 
     run = actions.add_parser("run", help="dispatch a tournament's pending matches")
     run.add_argument("id", type=int)
     run.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
+    add_json_flag(run)
     run.set_defaults(func=run_run)
 
     status = actions.add_parser("status", help="done/total per game")
     status.add_argument("id", type=int)
-    status.add_argument("--json", action="store_true")
+    add_json_flag(status)
     status.set_defaults(func=run_status)
+
+    listing = actions.add_parser("list", help="tournaments, newest first")
+    listing.add_argument("--limit", default="20", metavar="N",
+                         help=f"at most this many ({LIST_LIMIT[0]}-{LIST_LIMIT[1]}, default %(default)s)")
+    listing.add_argument("--status", choices=TOURNAMENT_STATUSES, help="only tournaments in this state")
+    add_json_flag(listing)
+    listing.set_defaults(func=run_list)
 
     retry = actions.add_parser("retry-failed", help="schedule the failed matches again and dispatch them")
     retry.add_argument("id", type=int)
     retry.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
+    add_json_flag(retry)
     retry.set_defaults(func=run_retry_failed)
 
     cancel = actions.add_parser("cancel", help="cancel the matches not started yet")
     cancel.add_argument("id", type=int)
+    add_json_flag(cancel)
     cancel.set_defaults(func=run_cancel)
+
+
+def bounded(text: str, option: str, low: int, high: int) -> int:
+    """``text`` as a whole number from ``low`` to ``high``. Checked by the command rather than
+    by argparse so that a bad value is one ``arena:`` line (exit code 2) like every other
+    refused input, not a usage block."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise ValueError(f"{option} {text}: expected a whole number from {low} to {high}")
+    return value
 
 
 def parse_games(values: list[str]) -> list[str]:
@@ -99,14 +132,17 @@ def run_create(args: argparse.Namespace) -> int:
         )
         status = queries.tournament_status(connection, tournament_id)
     total = sum(g["total"] for g in status["games"].values())
-    print(f"tournament {tournament_id}: {total} matches over {', '.join(status['games'])}")
+    print(f"tournament {tournament_id}: {total} matches over {', '.join(status['games'])}", file=human_stream(args))
     if args.run:
-        return follow(tournament_id, wait=True)
+        return follow(tournament_id, wait=True, as_json=args.json, extra={"matches": total})
+    if args.json:
+        print_json(status | {"failures": [], "matches": total})
     return 0
 
 
-def follow(tournament_id: int, wait: bool) -> int:
-    """Dispatch the tournament's pending matches, show progress, print the status."""
+def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | None = None) -> int:
+    """Dispatch the tournament's pending matches, show progress, print the status (or, with
+    ``as_json``, the status document with ``extra`` beside it)."""
     from workers.dispatch import run_tournament
 
     bar = ProgressBar(f"tournament {tournament_id}")
@@ -115,7 +151,11 @@ def follow(tournament_id: int, wait: bool) -> int:
         status = run_tournament(tournament_id, wait=wait, progress=bar, notice=notice)
     finally:
         bar.close()
-    print_status(status, failures(tournament_id, notice))
+    failed = failures(tournament_id, notice)
+    if as_json:
+        print_json(status | {"failures": failed} | (extra or {}))
+    else:
+        print_status(status, failed)
     return 0
 
 
@@ -154,7 +194,7 @@ def failures(tournament_id: int, notice=None) -> list[dict]:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    return follow(args.id, wait=not args.no_wait)
+    return follow(args.id, wait=not args.no_wait, as_json=args.json)
 
 
 SHOWN_FAILURES = 20
@@ -185,10 +225,49 @@ def run_status(args: argparse.Namespace) -> int:
     status = read_status(args.id, notice)
     failed = failures(args.id, notice)
     if args.json:
-        print(json.dumps(status | {"failures": failed}, indent=2))
+        print_json(status | {"failures": failed})
     else:
         print_status(status, failed)
     return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from arena.web import queries as web_queries
+
+    limit = bounded(args.limit, "--limit", *LIST_LIMIT)
+    with db.read() as connection:
+        # The web face's listing (the same rows and figures as /api/v1/tournaments, where
+        # ``done`` counts every finished match), with the failures the operator acts on.
+        rows = web_queries.tournaments(connection, args.status, limit)
+        failed = queries.failed_match_counts(connection, [row["id"] for row in rows])
+    rows = [row | {"failed": failed.get(row["id"], 0)} for row in rows]
+    if args.json:
+        print_json(rows)
+    else:
+        print_tournaments(rows)
+    return 0
+
+
+def print_tournaments(rows: list[dict]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from . import console, print_table
+
+    out = console()
+    if not rows:
+        out.print("no tournaments")
+        return
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for header in ("id", "name", "games", "status", "matches", "failed", "created"):
+        table.add_column(header, justify="right" if header in ("id", "matches", "failed") else "left",
+                         no_wrap=header != "games")
+    for row in rows:
+        status = row["status"] + ("" if row["rated"] else ", unrated")
+        table.add_row(str(row["id"]), row["name"] or "-", ", ".join(row["games"]), status,
+                      f"{row['done']}/{row['total']}", str(row["failed"]),
+                      row["created_at"].strftime("%Y-%m-%d %H:%M"))
+    print_table(table, out)
 
 
 def run_retry_failed(args: argparse.Namespace) -> int:
@@ -198,12 +277,16 @@ def run_retry_failed(args: argparse.Namespace) -> int:
     check_broker()  # before changing anything: the matches must be sent once scheduled
     with db.transaction() as connection:
         ids = reschedule_failed(connection, args.id)
-    print(f"tournament {args.id}: {len(ids)} failed matches scheduled again")
-    return follow(args.id, wait=not args.no_wait)
+    print(f"tournament {args.id}: {len(ids)} failed matches scheduled again", file=human_stream(args))
+    return follow(args.id, wait=not args.no_wait, as_json=args.json, extra={"rescheduled": sorted(ids)})
 
 
 def run_cancel(args: argparse.Namespace) -> int:
     with db.transaction() as connection:
         cancelled = cancel_tournament(connection, args.id)
-    print(f"tournament {args.id}: {cancelled} matches cancelled")
+        status = queries.tournament_status(connection, args.id) if args.json else None
+    if status is not None:
+        print_json(status | {"failures": failures(args.id, outage_notice()), "cancelled": cancelled})
+    else:
+        print(f"tournament {args.id}: {cancelled} matches cancelled")
     return 0

@@ -3,12 +3,16 @@
 Seats are registered bot names or house bots (``house:heuristic``, or plainly ``heuristic``:
 see ``arena.store.house_names``). The match waits up
 to the grace period for its external bots to be connected; if one never shows up the
-challenge is aborted (nothing is recorded, no one is rated)."""
+challenge is aborted (nothing is recorded, no one is rated).
+
+``client_channel`` is how ``arena challenge`` reaches the server that plays it."""
 
 from __future__ import annotations
 
+import os
 import secrets
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -18,6 +22,9 @@ from arena.referee import external
 from arena.store import db, house_names
 from arena.store.models import Bot, Match, utcnow
 from arena.tournaments.limits import check_clock
+
+if TYPE_CHECKING:
+    import grpc
 
 bot_t = Bot.__table__
 match_t = Match.__table__
@@ -63,3 +70,25 @@ def play(match_id: int) -> str:
         return "aborted"
     play_and_record([match_id])
     return "done"
+
+
+def client_channel(address: str, ca: Path | None = None, tls: bool | None = None) -> grpc.Channel:
+    """A channel to the server at ``address``, chosen the way the Python SDK's ``Connection``
+    chooses, so that a bot author's settings serve both: TLS trusting the PEM certificate
+    ``ca`` (default the file ``ARENA_TLS_CA`` names), else TLS trusting the system's roots when
+    ``tls`` (default ``ARENA_TLS=1``), else plaintext."""
+    import grpc
+
+    ca_file = ca or (Path(os.environ["ARENA_TLS_CA"]) if os.environ.get("ARENA_TLS_CA") else None)
+    if tls is None:
+        tls = os.environ.get("ARENA_TLS") == "1"
+    if ca_file is not None:
+        try:
+            roots: bytes | None = ca_file.read_bytes()
+        except OSError as error:
+            raise ValueError(f"CA certificate {ca_file}: {error.strerror}") from None
+    else:
+        roots = None
+    if roots is not None or tls:
+        return grpc.secure_channel(address, grpc.ssl_channel_credentials(roots))  # None: the system's roots
+    return grpc.insecure_channel(address)

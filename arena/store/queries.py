@@ -96,6 +96,19 @@ def tournament_status(connection: Connection, tournament_id: int) -> dict[str, A
             "rated": tournament.rated, "games": dict(sorted(per_game.items()))}
 
 
+def failed_match_counts(connection: Connection, tournament_ids: list[int]) -> dict[int, int]:
+    """Failed matches per tournament, for the tournaments among ``tournament_ids`` that have
+    any (read through the tournament, game, status index)."""
+    if not tournament_ids:
+        return {}
+    rows = connection.execute(
+        sa.select(match_t.c.tournament_id, sa.func.count())
+        .where(match_t.c.tournament_id.in_(tournament_ids), match_t.c.status == "failed")
+        .group_by(match_t.c.tournament_id)
+    ).all()
+    return {int(tid): int(count) for tid, count in rows}
+
+
 def match_detail(connection: Connection, match_id: int) -> dict[str, Any]:
     """A match with its seats (bot names, scores, ranks) and transcript, if finished."""
     match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).first()
