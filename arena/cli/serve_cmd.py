@@ -105,6 +105,9 @@ def run_challenge(args: argparse.Namespace) -> int:
     played where the bots are connected, then wait for the result."""
     import os
 
+    # gRPC's core logs a refused TLS handshake on stderr at INFO, beside the one line the user
+    # gets for it; set before gRPC is first imported, where it is read. An explicit setting wins.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     import grpc
 
     from arena import games

@@ -1,10 +1,12 @@
 """TLS end to end: a real ``arena serve`` process given a self-signed certificate for
 localhost and 127.0.0.1 (``ARENA_TLS_CERT``, ``ARENA_TLS_KEY``) answers clients that trust
-it, refuses plaintext clients and clients that trust another CA, and a real SDK bot process
-connects over TLS in each of the SDK's ways of being given the CA."""
+it, refuses plaintext clients and clients that trust another CA, a real SDK bot process
+connects over TLS in each of the SDK's ways of being given the CA, and ``arena challenge``
+is played over TLS given the CA in the same ways."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +26,7 @@ from tests.platform.services import free_port
 from tests.platform.test_metrics_bind import arena_serve, stop
 
 ROOT = Path(__file__).resolve().parents[2]
+ADMIN_TOKEN = "tls-admin-secret"
 pytestmark = pytest.mark.timeout(180)
 
 
@@ -57,7 +60,7 @@ def tls_server(tmp_path: Path) -> Iterator[TlsServer]:
     env = dict(os.environ) | {
         "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
         "ARENA_GRPC_ADDRESS": f"127.0.0.1:{port}", "ARENA_GATEWAY_METRICS_PORT": "0",
-        "ARENA_TLS_CERT": str(cert), "ARENA_TLS_KEY": str(key),
+        "ARENA_TLS_CERT": str(cert), "ARENA_TLS_KEY": str(key), "ARENA_ADMIN_TOKEN": ADMIN_TOKEN,
     }
     env.pop("ARENA_REDIS_URL", None)
     log = tmp_path / "serve.log"
@@ -133,3 +136,42 @@ def test_an_sdk_bot_without_tls_settings_does_not_connect(tls_server: TlsServer,
         assert "connected as" not in log.read_text()
     finally:
         stop(bot)
+
+
+def challenge(server: TlsServer, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``arena challenge`` of two house bots, by the admin, against the TLS server."""
+    full = {k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_TLS_CA", "ARENA_BOT_TOKEN")}
+    game = games.names()[0] if "crazy_eights" not in games.names() else "crazy_eights"
+    argv = [str(ROOT / ".venv/bin/arena"), "challenge", game, "house:random", "house:heuristic", "--seed", "9",
+            "--address", f"localhost:{server.port}", "--token", ADMIN_TOKEN, "--json", *args]
+    return subprocess.run(argv, env=full | env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("way", ["--ca", "ARENA_TLS_CA", "--tls"])
+def test_a_challenge_is_played_over_tls(tls_server: TlsServer, way: str) -> None:
+    cert = str(tls_server.cert)
+    env, args = {
+        "--ca": ({}, ["--ca", cert]),
+        "ARENA_TLS_CA": ({"ARENA_TLS_CA": cert}, []),
+        # The system's roots, which gRPC lets a test replace with this certificate.
+        "--tls": ({"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": cert}, ["--tls"]),
+    }[way]
+    done = challenge(tls_server, env, *args)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "done" and result["seed"] == 9 and result["moves"] > 0
+    assert [s["bot"] for s in result["seats"]] == ["random", "heuristic"]
+    assert sorted(s["rank"] for s in result["seats"])[0] == 1
+    assert result["winners"] == [s["seat"] for s in result["seats"] if s["rank"] == 1]
+    assert f"challenge match {result['match']} on localhost:{tls_server.port}" in done.stderr
+
+
+def test_a_challenge_without_tls_or_trusting_another_ca_is_one_line(tls_server: TlsServer, tmp_path: Path) -> None:
+    other_cert, _ = self_signed(tmp_path / "other")
+    for args in ([], ["--ca", str(other_cert)]):
+        done = challenge(tls_server, {}, *args)
+        assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"arena: localhost:{tls_server.port}: "), done.stderr
+    missing = challenge(tls_server, {}, "--ca", str(tmp_path / "none.pem"))
+    assert missing.returncode == 2 and missing.stderr.startswith("arena: CA certificate "), missing.stderr
