@@ -207,10 +207,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         """Mailbox -> stream, while this connection holds the bot."""
         bot_id = stream.identity.bot_id
         while not stream.closing.is_set():
-            message = await self.mailbox.collect(bot_id, timeout=COLLECT_WAIT)
+            message, held = await self.mailbox.collect_held(bot_id, stream.connection, COLLECT_WAIT)
             if message is None:
                 continue
-            if stream.closing.is_set() or await self.mailbox.holder(bot_id) != stream.connection:
+            if stream.closing.is_set() or not held:
                 await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
             for out in self._outgoing(stream, message):

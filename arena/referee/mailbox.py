@@ -20,11 +20,16 @@ decided, so a bot that reconnects is sent them again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import threading
 import time
 from collections import defaultdict, deque
 from typing import Any
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
 # that a crashed worker leaves no garbage behind for ever.
@@ -42,6 +47,12 @@ class Mailbox:
         """The bot's next message, waiting up to ``timeout`` seconds."""
         raise NotImplementedError
 
+    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
+        """``collect``, and whether ``connection`` still held the bot when the message was
+        taken (one trip: the gateway checks both before it sends anything)."""
+        message = await self.collect(bot_id, timeout)
+        return message, message is not None and await self.holder(bot_id) == connection
+
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         """Put a collected message back at the front (its stream closed before sending it)."""
         raise NotImplementedError
@@ -50,8 +61,10 @@ class Mailbox:
         """Turns delivered to the bot and not yet decided (sent again on reconnect)."""
         raise NotImplementedError
 
-    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
-        """The turn is decided: forget it as pending."""
+    async def settle(self, bot_id: str, match_id: str, turn_id: int,
+                     result: dict[str, Any] | None = None) -> None:
+        """The turn is decided: forget it as pending, and deliver ``result`` (its
+        ``move_result``) in the same step."""
         raise NotImplementedError
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
@@ -176,6 +189,13 @@ class LocalMailbox(Mailbox):
         return await self._wait(f"inbox:{bot_id}", lambda: self._inbox.get(bot_id),
                                 lambda: self._inbox[bot_id].popleft(), timeout)
 
+    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
+        def take() -> tuple[dict[str, Any], bool]:
+            return self._inbox[bot_id].popleft(), self._holders.get(bot_id) == connection
+
+        got = await self._wait(f"inbox:{bot_id}", lambda: self._inbox.get(bot_id), take, timeout)
+        return got if got is not None else (None, False)
+
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         with self._lock:
             self._inbox[bot_id].appendleft(message)
@@ -185,9 +205,13 @@ class LocalMailbox(Mailbox):
         with self._lock:
             return sorted(self._pending[bot_id].values(), key=lambda m: (m["match_id"], m["turn_id"]))
 
-    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
+    async def settle(self, bot_id: str, match_id: str, turn_id: int,
+                     result: dict[str, Any] | None = None) -> None:
         with self._lock:
             self._pending[bot_id].pop(f"{match_id}:{turn_id}", None)
+            if result is not None:
+                self._inbox[bot_id].append(result)
+                self._wake(f"inbox:{bot_id}")
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
         key = f"{match_id}:{turn_id}"
@@ -280,19 +304,67 @@ class RedisMailbox(Mailbox):
     def _k(self, *parts: Any) -> str:
         return self.prefix + ":".join(str(p) for p in parts)
 
+    # One command per message on the move's path (not a MULTI of four or five): push
+    # ``ARGV[1]`` on list ``KEYS[1]``; keep it in hash ``KEYS[2]`` under field ``ARGV[3]``
+    # (a pending turn); drop field ``ARGV[4]`` of that hash (the turn it settles); every key
+    # touched expires ``ARGV[2]`` seconds later.
+    _PUSH = (
+        "if ARGV[3] ~= '' then redis.call('hset', KEYS[2], ARGV[3], ARGV[1]) "
+        "redis.call('expire', KEYS[2], ARGV[2]) end "
+        "if ARGV[4] ~= '' then redis.call('hdel', KEYS[2], ARGV[4]) end "
+        "redis.call('rpush', KEYS[1], ARGV[1]) redis.call('expire', KEYS[1], ARGV[2])"
+    )
+
+    _PUSH_SHA = hashlib.sha1(_PUSH.encode()).hexdigest()
+
+    async def _send(self, *commands: tuple[Any, ...]) -> list[Any]:
+        """``commands`` pipelined on one pooled connection: one write, then their replies.
+
+        redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
+        bookkeeping than the round trip itself; the move's path goes through here. A
+        connection that fails or is interrupted mid-reply (a cancelled wait) is dropped, so
+        no reply is left behind on it; a dropped connection is tried once more, and a
+        script Redis forgot is loaded again."""
+        pool = self.redis.connection_pool
+        for attempt in (1, 2):
+            connection = await pool.get_connection()
+            try:
+                await connection.send_packed_command(connection.pack_commands(commands))
+                return [await connection.read_response() for _ in commands]
+            except NoScriptError:
+                await connection.disconnect()
+                await self.redis.script_load(self._PUSH)
+            except (ConnectionError, TimeoutError, RedisConnectionError, RedisTimeoutError):
+                await connection.disconnect()
+                if attempt == 2:
+                    raise
+            except BaseException:
+                await connection.disconnect()
+                raise
+            finally:
+                await pool.release(connection)
+        return await self._send(*commands)  # the script is loaded now
+
+    async def _push(self, key: str, data: str, ttl: int, book: str = "", keep: str = "", drop: str = "") -> None:
+        await self._send(("EVALSHA", self._PUSH_SHA, 2, key, book or key, data, ttl, keep, drop))
+
+    async def _pop(self, key: str, timeout: float) -> Any:
+        (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)))
+        return json.loads(got[1]) if got else None
+
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
-        data = json.dumps(message)
-        pipe = self.redis.pipeline(transaction=True)
-        if message.get("kind") == "turn":
-            pipe.hset(self._k("pending", bot_id), _turn_key(message), data)
-            pipe.expire(self._k("pending", bot_id), KEY_TTL)
-        pipe.rpush(self._k("inbox", bot_id), data)
-        pipe.expire(self._k("inbox", bot_id), KEY_TTL)
-        await pipe.execute()
+        keep = _turn_key(message) if message.get("kind") == "turn" else ""
+        await self._push(self._k("inbox", bot_id), json.dumps(message), KEY_TTL, self._k("pending", bot_id), keep)
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
-        got = await self.redis.blpop([self._k("inbox", bot_id)], timeout=max(timeout, 0.01))
-        return json.loads(got[1]) if got else None
+        return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]
+
+    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
+        # Pipelined on one connection: Redis answers the GET once the BLPOP has popped (or
+        # timed out), so the holder is read right after the pop, in the same round trip.
+        got, holder = await self._send(("BLPOP", self._k("inbox", bot_id), max(timeout, 0.01)),
+                                       ("GET", self._k("holder", bot_id)))
+        return (json.loads(got[1]), holder == connection) if got else (None, False)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         await self.redis.lpush(self._k("inbox", bot_id), json.dumps(message))
@@ -301,19 +373,20 @@ class RedisMailbox(Mailbox):
         raw = await self.redis.hvals(self._k("pending", bot_id))
         return sorted((json.loads(r) for r in raw), key=lambda m: (m["match_id"], m["turn_id"]))
 
-    async def settle(self, bot_id: str, match_id: str, turn_id: int) -> None:
-        await self.redis.hdel(self._k("pending", bot_id), f"{match_id}:{turn_id}")
+    async def settle(self, bot_id: str, match_id: str, turn_id: int,
+                     result: dict[str, Any] | None = None) -> None:
+        if result is None:
+            await self.redis.hdel(self._k("pending", bot_id), f"{match_id}:{turn_id}")
+            return
+        await self._push(self._k("inbox", bot_id), json.dumps(result), KEY_TTL, self._k("pending", bot_id),
+                         drop=f"{match_id}:{turn_id}")
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
-        key = self._k("move", match_id, turn_id)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.rpush(key, json.dumps(move))
-        pipe.expire(key, 60)  # an answer nobody waits for any more expires on its own
-        await pipe.execute()
+        # An answer nobody waits for any more expires on its own.
+        await self._push(self._k("move", match_id, turn_id), json.dumps(move), 60)
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
-        got = await self.redis.blpop([self._k("move", match_id, turn_id)], timeout=max(timeout, 0.01))
-        return json.loads(got[1]) if got else None
+        return await self._pop(self._k("move", match_id, turn_id), timeout)  # type: ignore[no-any-return]
 
     async def claim(self, bot_id: str, connection: str) -> None:
         pipe = self.redis.pipeline(transaction=True)

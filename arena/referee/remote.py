@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.games import dumps
+
 from .mailbox import Mailbox
 from .players import Disconnected, Turn
 
@@ -58,6 +60,10 @@ class RemotePlayer:
     _created: float = field(default_factory=time.time, init=False)
     _wants_samples: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
+    _match: dict[str, Any] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self._match = self.info.to_json()
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
@@ -67,12 +73,13 @@ class RemotePlayer:
             "match_id": turn.match_id,
             "turn_id": turn.turn_id,
             "seat": turn.seat,
-            "observation": turn.observation,
+            # Encoded once, here: the mailbox and the gateway carry the text as it is.
+            "observation_json": dumps(turn.observation),
             "legal_actions": list(turn.legal_actions),
             "deadline_ms": int(turn.move_time * 1000),
             "time_bank_ms": int(turn.time_bank * 1000),
             "last_move_latency_ms": self._last_latency_ms,
-            "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
+            "match": self._match,  # so a stream that reconnects mid-match can be told
         }
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
@@ -95,8 +102,7 @@ class RemotePlayer:
         match_id = self.info.match_id
         if code != "ok":  # unanswered: what it cost the bot is the time the referee waited
             self._last_latency_ms = int((time.monotonic() - self._sent) * 1000)
-        await self.mailbox.settle(self.bot_id, match_id, turn_id)
-        await self.mailbox.deliver(self.bot_id, {
+        await self.mailbox.settle(self.bot_id, match_id, turn_id, {
             "kind": "move_result", "match_id": match_id, "turn_id": turn_id,
             "code": code.upper(), "detail": "" if code == "ok" else self._detail,
             "applied_action": action, "strikes": strikes, "latency_ms": self._last_latency_ms})

@@ -23,7 +23,7 @@ def to_referee_message(message: dict[str, Any], want_sample_state: bool = False)
     if kind == "turn":
         turn = gateway_pb2.Turn(
             match_id=message["match_id"], turn_id=message["turn_id"], seat=message["seat"],
-            observation_json=dumps(message["observation"]), legal_actions=message["legal_actions"],
+            observation_json=_observation_json(message), legal_actions=message["legal_actions"],
             deadline_ms=message["deadline_ms"], time_bank_ms=message["time_bank_ms"],
             last_move_latency_ms=message.get("last_move_latency_ms", 0))
         if want_sample_state and message.get("sample_state") is not None:
@@ -41,6 +41,13 @@ def to_referee_message(message: dict[str, Any], want_sample_state: bool = False)
             game=message.get("game", ""), seat=message.get("seat", 0), players=message.get("players", []),
             tournament_id=message.get("tournament_id", "")))
     raise ValueError(f"unknown mailbox message kind {kind!r}")
+
+
+def _observation_json(turn: dict[str, Any]) -> str:
+    """The turn's observation as the runner encoded it (a turn queued by an older runner
+    carries the dict)."""
+    text = turn.get("observation_json")
+    return text if isinstance(text, str) else dumps(turn["observation"])
 
 
 def move_result(match_id: str, turn_id: int, code: str, detail: str = "", *, latency_ms: int = 0,

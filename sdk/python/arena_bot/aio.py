@@ -114,6 +114,10 @@ class AsyncSession(Session):
         if name:
             self.log = _Named(log, {"name": name})
 
+    def runs_inline(self, code: Any) -> bool:
+        # A coroutine may await (a thread, the network): it gets a task of its own.
+        return not self.bot.blocking and not inspect.iscoroutinefunction(code)
+
     async def call(self, code: Any, *args: Any) -> Any:
         if self.bot.blocking and not inspect.iscoroutinefunction(code):
             return await asyncio.to_thread(code, *args)

@@ -9,9 +9,11 @@
     if __name__ == "__main__":
         run(FirstLegal())  # token from ARENA_BOT_TOKEN, address from ARENA_ADDRESS
 
-The SDK keeps one stream open to the gateway, plays many matches at once (``act`` runs in a
-thread per turn, so a slow decision in one match does not hold up the others), answers
-pings, and reconnects with exponential backoff when the connection drops. Errors that
+The SDK keeps one stream open to the gateway, plays many matches at once, answers pings, and
+reconnects with exponential backoff when the connection drops. A quick ``act`` (under
+``INLINE_LIMIT``, 5 ms) runs inline on the SDK's event loop, with no thread hop on the move's
+path; once a decision takes longer, ``act`` runs in a thread per turn, so a slow decision in
+one match does not hold up the others (``Bot.blocking`` fixes either choice). Errors that
 retrying cannot fix (a bad or revoked token) are final. The token never appears in logs.
 """
 
@@ -22,6 +24,7 @@ import json
 import logging
 import os
 import random
+import time
 from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -35,6 +38,13 @@ from .v1 import gateway_pb2, gateway_pb2_grpc
 log = logging.getLogger("arena.bot")
 
 SDK_VERSION = "arena-sdk-python/0.1"
+# Seconds: bot code that returns quicker than this runs inline on the event loop; slower code
+# runs in a thread, so that it does not hold up the bot's other matches.
+INLINE_LIMIT = 0.005
+# Quick runs in a thread before code that was slow runs inline again; doubled each time it
+# turns out slow again, so code that is only sometimes slow settles in its thread.
+QUICK_STREAK = 4
+MAX_QUICK_STREAK = 1024
 # Status codes after which reconnecting cannot help: the token or the request is wrong.
 FINAL_CODES = {
     grpc.StatusCode.UNAUTHENTICATED,
@@ -95,11 +105,16 @@ class FinalError(RuntimeError):
 class Bot:
     """Subclass and implement ``act``. ``games`` limits what the bot is offered (empty = all);
     ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
-    resampled full state on every turn, for search."""
+    resampled full state on every turn, for search.
+
+    ``blocking`` says where ``act`` and the hooks run: ``None`` (the default) inline on the
+    event loop while they are quick (under ``INLINE_LIMIT``) and in a thread once they are
+    not; ``True`` always in a thread; ``False`` always inline."""
 
     games: list[str] = []
     max_matches: int = 1
     want_sample_state: bool = False
+    blocking: bool | None = None
 
     def act(self, turn: Turn) -> str:
         """Return one of ``turn.legal_actions`` (or its index as an ``int``)."""
@@ -143,6 +158,32 @@ class Connection:
         return grpc.aio.insecure_channel(self.address, options=options)
 
 
+class _Placement:
+    """Where one piece of the bot's code runs (``Bot.blocking = None``): in a thread until
+    it has shown itself quick, then inline until a run is slow."""
+
+    def __init__(self, inline: bool = False) -> None:
+        self.inline = inline
+        self.quick_runs = 0
+        self.streak = 1  # quick runs in a thread needed to go inline
+
+    def ran(self, seconds: float) -> None:
+        if seconds > INLINE_LIMIT:
+            if self.inline:
+                self.inline = False
+                self.streak = min(MAX_QUICK_STREAK, max(QUICK_STREAK, self.streak * 2))
+            self.quick_runs = 0
+        elif not self.inline:
+            self.quick_runs += 1
+            if self.quick_runs >= self.streak:
+                self.inline = True
+
+
+def _is_default_hook(code: Any) -> bool:
+    """The base class's empty hook: nothing to time, nothing to put in a thread."""
+    return getattr(code, "__func__", None) in (Bot.on_match_start, Bot.on_match_end)
+
+
 class Session:
     """One connected stream: reads referee messages, answers turns concurrently."""
 
@@ -156,6 +197,7 @@ class Session:
         self.welcomed = asyncio.Event()
         self.tasks: set[asyncio.Task[None]] = set()
         self.final: str | None = None  # set when the gateway ends the session for good
+        self.placements: dict[Any, _Placement] = {}  # the bot's functions -> where they run
 
     async def messages(self) -> Any:
         """The bot's side of the stream: Hello first, then whatever the handlers queue."""
@@ -165,10 +207,47 @@ class Session:
         while (message := await self.outbox.get()) is not None:
             yield message
 
+    def _placement(self, code: Any) -> _Placement | None:
+        """Where ``code`` runs (None: fixed by ``Bot.blocking``, nothing to learn)."""
+        if self.bot.blocking is not None:
+            return None
+        key = getattr(code, "__func__", code)
+        placement = self.placements.get(key)
+        if placement is None:
+            placement = self.placements[key] = _Placement(inline=_is_default_hook(code))
+        return placement
+
+    def runs_inline(self, code: Any) -> bool:
+        """Whether calling ``code`` now completes without leaving the event loop."""
+        placement = self._placement(code)
+        return placement.inline if placement is not None else not self.bot.blocking
+
     async def call(self, code: Any, *args: Any) -> Any:
-        """Run the bot's code (``act`` or a hook) in a thread, so that a slow decision in one
-        match does not hold up the others."""
-        return await asyncio.to_thread(code, *args)
+        """Run the bot's code (``act`` or a hook): inline while it is quick, else in a thread,
+        so that a slow decision in one match does not hold up the others."""
+        placement = self._placement(code)
+        if placement is None:
+            return await asyncio.to_thread(code, *args) if self.bot.blocking else code(*args)
+        if placement.inline:
+            started = time.perf_counter()
+            try:
+                return code(*args)
+            finally:
+                placement.ran(time.perf_counter() - started)
+        spent = 0.0
+
+        def timed() -> Any:
+            nonlocal spent
+            started = time.perf_counter()
+            try:
+                return code(*args)
+            finally:
+                spent = time.perf_counter() - started
+
+        try:
+            return await asyncio.to_thread(timed)
+        finally:
+            placement.ran(spent)
 
     async def handle(self, message: gateway_pb2.RefereeMessage) -> None:
         kind = message.WhichOneof("body")
@@ -187,6 +266,9 @@ class Session:
             self.matches[match.match_id] = match
             await self.call(self.bot.on_match_start, match)
         elif kind == "turn":
+            if self.runs_inline(self.bot.act):  # answered before the next message is read
+                await self.answer(message.turn)
+                return
             task = asyncio.create_task(self.answer(message.turn))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
