@@ -11,6 +11,8 @@ by ``arena.settings`` (which also reads the optional ``ARENA_CONFIG`` TOML file)
 ``ARENA_VISIBILITY_TIMEOUT``  seconds before Redis redelivers an unacknowledged task
                         (default 3600; must exceed the longest task).
 ``ARENA_TASK_TIME_LIMIT``     hard time limit of one task in seconds (default 1800).
+``ARENA_LEASE_SECONDS``  how long a claim on a match holds without renewal (default 20).
+``ARENA_SUPERVISOR_SECONDS``  how often the supervisor sweeps for lost matches (default 5).
 ``ARENA_MAX_ATTEMPTS``  deliveries of one match before it is marked failed (default 5).
 ``ARENA_OUTAGE_SECONDS``  how long a task or a following command waits out a database outage
                         (default 300; read by ``workers.outage``).
@@ -38,6 +40,8 @@ class Settings:
     visibility_timeout: int
     task_time_limit: int
     max_attempts: int
+    lease_seconds: float
+    supervisor_seconds: float
     elo_k: float
     metrics_port: int
     metrics_address: str = "127.0.0.1"
@@ -66,6 +70,8 @@ def settings() -> Settings:
         visibility_timeout=model.visibility_timeout,
         task_time_limit=model.task_time_limit,
         max_attempts=model.max_attempts,
+        lease_seconds=model.lease_seconds,
+        supervisor_seconds=model.supervisor_seconds,
         elo_k=model.elo_k,
         metrics_port=model.metrics_port,
         metrics_address=model.metrics_address or "127.0.0.1",

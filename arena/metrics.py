@@ -40,6 +40,15 @@ OUTAGE_SECONDS = Counter("arena_outage_seconds",
                          "Seconds spent waiting for an unreachable database instead of failing, by who waited "
                          "(task: a worker's task; follow: a command following a tournament)", ["waiter"])
 
+RESENT = Counter("arena_matches_resent",
+                 "Matches the supervisor sent to the workers again, by reason (lease_lapsed: the worker playing "
+                 "it stopped renewing its lease; no_task: sent, but no task for it is queued any more)",
+                 ["reason"])
+SUPERVISOR_SWEEPS = Counter("arena_supervisor_sweeps",
+                            "Sweeps of the supervisor, by outcome (led: this process is the leader and swept; "
+                            "standby: another process leads; error: the database or Redis could not be used)",
+                            ["outcome"])
+
 FAULT_CODES = ("timeout", "illegal", "malformed", "disconnected")
 
 

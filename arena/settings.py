@@ -60,7 +60,17 @@ class ArenaSettings(BaseSettings):
     visibility_timeout: int = Field(default=3600, ge=1,
         description="Seconds before Redis redelivers an unacknowledged task. Above the longest task.")
     task_time_limit: int = Field(default=1800, ge=1,
-        description="Hard limit per task in seconds (soft limit 30 s earlier).")
+        description="Hard limit per task in seconds. At the soft limit (30 s earlier, or a quarter of "
+                    "the limit earlier when that is less) a task records what it finished and leaves "
+                    "the rest to the supervisor.")
+    lease_seconds: float = Field(default=20.0, ge=0, le=3600,
+        description="How long a worker's claim on a match holds without renewal (renewed every third of "
+                    "it while the match is played). A running match whose lease lapsed, or a sent match "
+                    "with no task in the queue for this long, is sent again by the supervisor. `0` "
+                    "turns leases off (a redelivered task then plays a running match again).")
+    supervisor_seconds: float = Field(default=5.0, ge=0, le=3600,
+        description="How often the supervisor in `arena worker` and `arena serve` sweeps for lost "
+                    "matches (one leader at a time, through Redis); `0` = this process runs none.")
     max_attempts: int = Field(default=5, ge=1, le=1000,
         description="Deliveries of one match before it is marked `failed` (a match that kills its "
                     "worker).")

@@ -39,12 +39,18 @@ def configure(app: Celery) -> Celery:
         broker_transport_options={"visibility_timeout": config.visibility_timeout,
                                   "unacked_restore_interval": 10, "unacked_restore_throttle": 1},
         task_time_limit=config.task_time_limit,
-        task_soft_time_limit=max(1, config.task_time_limit - 30),
+        task_soft_time_limit=soft_time_limit(config.task_time_limit),
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
     )
     return app
+
+
+def soft_time_limit(hard: int) -> float:
+    """When a task is asked to stop (it records what it finished and hands the rest back):
+    30 s before the hard limit, or a quarter of it before when the limit is short."""
+    return max(0.5, hard - min(30.0, hard / 4))
 
 
 def make_app() -> Celery:
@@ -88,3 +94,22 @@ def _fresh_connections(**_: object) -> None:
     from arena.store import db
 
     db.dispose_all()
+
+
+_supervisor: list = []  # this worker's supervisor, once it runs
+
+
+@signals.worker_ready.connect
+def _start_supervisor(**_: object) -> None:
+    # In the main worker process, so that it lives as long as the worker, whatever its pool does.
+    from .supervisor import Supervisor
+
+    supervisor = Supervisor.from_settings()
+    if supervisor is not None:
+        _supervisor.append(supervisor.start())
+
+
+@signals.worker_shutdown.connect
+def _stop_supervisor(**_: object) -> None:
+    while _supervisor:
+        _supervisor.pop().stop()

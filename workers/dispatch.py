@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
 from arena.config import settings
 from arena.store import db
-from arena.store.models import Bot, Match
+from arena.store.models import Bot, Match, utcnow
 from arena.store.queries import tournament_status
 from arena.store.results import finish_if_complete
 from arena.tournaments import pending_match_ids
@@ -68,14 +69,29 @@ def check_broker(timeout: float = 3.0) -> None:
         client.close()
 
 
-def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None) -> int:
+def mark_sent(match_ids: Sequence[int], url: str | None = None) -> None:
+    """Note that the scheduled ``match_ids`` were sent to the workers now."""
+    match_t = Match.__table__
+    with db.transaction(url) as connection:
+        for chunk in batches(list(match_ids), 1000):  # bounded IN lists
+            connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == "scheduled")
+                               .values(sent_at=utcnow()))
+
+
+def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None,
+             app: Any = None) -> int:
     """Send ``match_ids`` (rows already committed) to the workers; embedded, play them now.
-    Returns the number of tasks."""
+    ``app``: the Celery app to send with (default the one configured at import). Returns
+    the number of tasks."""
     from .tasks import play_matches
 
     config = settings()
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
+    if not config.embedded:
+        # Marked before the send: should the broker refuse or lose the task, the supervisor
+        # knows these were meant to be played and sends them again.
+        mark_sent(match_ids)
     done = 0
     for batch in work:
         if config.embedded:
@@ -83,6 +99,8 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
             done += len(batch)
             if progress:
                 progress(done, len(match_ids))
+        elif app is not None:
+            app.send_task(play_matches.name, args=(batch,), queue=config.queue)
         else:
             play_matches.apply_async(args=(batch,), queue=config.queue)
     return len(work)

@@ -140,7 +140,10 @@ class _Table:
             if player.in_process:
                 action = await player.act(turn)
             else:
-                action = await asyncio.wait_for(player.act(turn), allowed)
+                # In this task (``wait_for`` would wrap act in a task of its own: two more
+                # loop iterations on every move).
+                async with asyncio.timeout(allowed):
+                    action = await player.act(turn)
             code = OK
         except TimeoutError:
             code = TIMEOUT
@@ -148,8 +151,10 @@ class _Table:
             code = DISCONNECTED
             if getattr(gone, "forfeit", False):  # gone past its grace period: out at once
                 self.forfeited[seat] = True
-        except Exception:  # a player that crashes has not given an action id
-            code = MALFORMED
+        except Exception as error:
+            if not_the_players(error):
+                raise
+            code = MALFORMED  # a player that crashes has not given an action id
         elapsed = time.perf_counter() - start
         if code == OK:
             if elapsed > allowed:
@@ -171,6 +176,13 @@ class _Table:
             except Exception:  # a bot that is gone cannot change the decision
                 pass
         return turn_id, action, elapsed, code
+
+
+def not_the_players(error: BaseException) -> bool:
+    """True for an error of the arena's surroundings raised while a player decided: the task's
+    time limit, the broker or the mailbox out of reach. It stops the match instead of striking
+    a bot for what was not its fault."""
+    return type(error).__module__.split(".")[0] in ("billiard", "celery", "kombu", "redis")
 
 
 async def prepare_players(players: Sequence[Player], forfeited: list[bool]) -> None:

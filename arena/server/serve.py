@@ -45,13 +45,29 @@ async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
     running = await start(settings)
     log.info("arena listening on %s (metrics on :%s)", settings.address.rsplit(":", 1)[0] + f":{running.port}",
              metrics_port or "off")
+    supervisor = start_supervisor()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    if supervisor is not None:
+        supervisor.stop()  # hands the leadership over at once
     await running.stop(settings.grace_seconds)
+
+
+def start_supervisor():  # -> workers.supervisor.Supervisor | None
+    """With Redis, ``arena serve`` also runs a supervisor (``workers.supervisor``): a
+    tournament heals even while every worker is down and being replaced."""
+    from arena.config import settings
+
+    if settings().embedded:
+        return None
+    from workers.supervisor import Supervisor
+
+    supervisor = Supervisor.from_settings()
+    return supervisor.start() if supervisor is not None else None
 
 
 def metrics_port_from_env() -> int:

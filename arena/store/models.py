@@ -66,7 +66,10 @@ class Tournament(SQLModel, table=True):
 class Match(SQLModel, table=True):
     """One scheduled match: game, options, seed and the bot in each seat (``seating``)."""
 
-    __table_args__ = (sa.Index("ix_match_tournament_game_status", "tournament_id", "game", "status"),)
+    __table_args__ = (
+        sa.Index("ix_match_tournament_game_status", "tournament_id", "game", "status"),
+        sa.Index("ix_match_status_sent_at", "status", "sent_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int | None = Field(default=None, foreign_key="tournament.id", index=True)
@@ -86,6 +89,12 @@ class Match(SQLModel, table=True):
     # Why a ``failed`` match failed (the exception it raised while set up or played, or too
     # many deliveries); cleared when it is scheduled again.
     error: str | None = Field(default=None, sa_column=sa.Column(sa.Text, nullable=True))
+    # When the match was last sent to the workers (None: never; the supervisor resends only
+    # what was sent once, so a tournament created without ``--run`` waits for its operator).
+    sent_at: datetime | None = Field(default=None, sa_column=_when(True))
+    # Until when the worker playing it holds it (renewed while it plays); a ``running`` match
+    # whose lease lapsed is the supervisor's to send again (see ``arena.tournaments.leases``).
+    lease_until: datetime | None = Field(default=None, sa_column=_when(True))
 
 
 class Result(SQLModel, table=True):

@@ -10,6 +10,7 @@ match's: they propagate, for the task to wait them out (``workers.outage``).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from collections.abc import Callable, Sequence
@@ -28,6 +29,9 @@ from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
 from arena.store.results import finish_if_complete, record_results
 
+from . import leases
+
+log = logging.getLogger(__name__)
 match_t = Match.__table__
 tournament_t = Tournament.__table__
 
@@ -116,18 +120,22 @@ def worker_name() -> str:
 
 
 def claim_matches(
-    connection: Connection, match_ids: Sequence[int], worker: str, max_attempts: int
+    connection: Connection, match_ids: Sequence[int], worker: str, max_attempts: int, lease_seconds: float = 0.0
 ) -> list[MatchSpec]:
-    """Mark the still-pending matches among ``match_ids`` as running and count the attempt.
+    """Mark the claimable matches among ``match_ids`` as running, held by ``worker`` with a
+    lease of ``lease_seconds`` (0: no lease), and count the attempt.
 
     A match delivered more than ``max_attempts`` times is a poison match: it is marked
     failed instead of being played again; so is a match whose row cannot be set up (its
     options, seats or clock unreadable), with the error. Finished, cancelled and failed
-    matches are skipped, which makes duplicate deliveries cheap."""
+    matches are skipped, and so are running ones another worker's live lease holds, which
+    makes duplicate deliveries cheap and harmless."""
+    now = utcnow()
+    free = leases.claimable(now, worker)
     rows = connection.execute(
         sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
         .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
-        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(PENDING))
+        .where(match_t.c.id.in_(list(match_ids)), free)
         .order_by(match_t.c.id)
     ).all()
     if not rows:
@@ -135,12 +143,11 @@ def claim_matches(
     bots = bots_by_id(connection, [b for row in rows if isinstance(row.seating, list) for b in row.seating
                                    if isinstance(b, int)])
     specs = []
-    now = utcnow()
     for row in rows:
         attempts = row.attempts + 1
-        # The status condition is checked again on the newest row version: a match that
-        # another delivery recorded since the select above must not be put back to running.
-        still_pending = (match_t.c.id == row.id) & match_t.c.status.in_(PENDING)
+        # The condition is checked again on the newest row version: a match that another
+        # delivery claimed or recorded since the select above must be left to it.
+        still_pending = (match_t.c.id == row.id) & free
         if attempts > max_attempts:
             error = f"delivered {row.attempts} times without being recorded (ARENA_MAX_ATTEMPTS={max_attempts})"
             if connection.execute(match_t.update().where(still_pending).values(status="failed", error=error)).rowcount:
@@ -161,7 +168,8 @@ def claim_matches(
         claimed = connection.execute(
             match_t.update()
             .where(still_pending)
-            .values(status="running", attempts=attempts, claimed_by=worker, started_at=now)
+            .values(status="running", attempts=attempts, claimed_by=worker, started_at=now,
+                    lease_until=leases.expiry(now, lease_seconds))
         ).rowcount
         if claimed:
             specs.append(spec)
@@ -180,26 +188,35 @@ def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
 
 def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[int]:
     """Claim, play and record ``match_ids``; returns the ids this call recorded. A match
-    that raises is marked failed with its error; the others are played and recorded."""
+    that raises is marked failed with its error; the others are played and recorded.
+
+    While the batch is played its leases are renewed. Should the surroundings fail under it
+    (the task's soft time limit, the broker, the mailbox), what finished is recorded and the
+    rest handed back to the supervisor before the error goes on up."""
     config = settings()
+    worker = worker_name()
+    lease = 0.0 if config.embedded else config.lease_seconds  # embedded: nobody else to resend
     with db.transaction(url) as connection:
-        specs = claim_matches(connection, match_ids, worker_name(), config.max_attempts)
+        specs = claim_matches(connection, match_ids, worker, config.max_attempts, lease)
     tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
-    finished = []
+    finished: list[tuple[int, Any]] = []
     failures: list[tuple[MatchSpec, str]] = []
-    for spec in specs:
-        stage = "setup"
-        try:
-            players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
-            stage = "play"
-            result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
-        except Exception as error:
-            if surroundings(error):
-                raise
-            failures.append((spec, describe(stage, error)))
-            continue
-        finished.append((spec.id, result))
-    recorded = _record(finished, failures, {spec.id: spec for spec in specs}, url, config.elo_k)
+    by_id = {spec.id: spec for spec in specs}
+    with leases.LeaseKeeper(list(by_id), worker, lease, url):
+        for spec in specs:
+            stage = "setup"
+            try:
+                players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
+                stage = "play"
+                result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
+            except Exception as error:
+                if surroundings(error):
+                    _salvage(finished, failures, by_id, spec.id, worker, url, config.elo_k)
+                    raise
+                failures.append((spec, describe(stage, error)))
+                continue
+            finished.append((spec.id, result))
+        recorded = _record(finished, failures, by_id, url, config.elo_k)
     fresh, failed = set(recorded), {spec.id for spec, _ in failures}
     for match_id, result in finished:
         if match_id not in failed:
@@ -209,6 +226,21 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
         with db.transaction(url) as connection:
             finish_if_complete(connection, tournament_id)
     return recorded
+
+
+def _salvage(finished: list[tuple[int, Any]], failures: list[tuple[MatchSpec, str]], specs: dict[int, MatchSpec],
+             interrupted: int, worker: str, url: str | None, k: float) -> None:
+    """The batch is being stopped at ``interrupted``: record what finished and hand the rest
+    back, as far as the database allows (if it does not, the leases lapse and the supervisor
+    sends them again all the same)."""
+    done = {match_id for match_id, _ in finished} | {spec.id for spec, _ in failures}
+    rest = [m for m in specs if m not in done]
+    try:
+        _record(finished, failures, specs, url, k)
+        with db.transaction(url) as connection:
+            leases.hand_back(connection, rest, worker, started=[interrupted])
+    except Exception as error:
+        log.warning("matches %s left to lapse (could not hand them back: %s)", rest, error)
 
 
 def _record(finished: list[tuple[int, Any]], failures: list[tuple[MatchSpec, str]],

@@ -46,11 +46,13 @@ def redis_server_binary() -> str:
 
 class RedisServer:
     """A redis-server of our own that can be killed and started again on the same port and
-    data directory (append-only file on, so queued tasks survive)."""
+    data directory: with ``persist`` its append-only file keeps queued tasks across a restart,
+    without it a restart comes back empty."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, persist: bool = True) -> None:
         self.directory = directory
         self.port = free_port()
+        self.persist = persist
         self.process: subprocess.Popen | None = None
 
     @property
@@ -60,7 +62,8 @@ class RedisServer:
     def start(self) -> None:
         self.process = subprocess.Popen(
             [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
+             "--appendonly", "yes" if self.persist else "no", "--appendfsync", "always",
+             "--dir", str(self.directory)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10

@@ -1,0 +1,125 @@
+"""Leases: a worker's hold on the matches it is playing.
+
+Claiming a match (``play.claim_matches``) gives the worker a lease until ``now +
+ARENA_LEASE_SECONDS``; while the batch is played a ``LeaseKeeper`` renews it every third of
+that. A worker that dies, is killed by its time limit or loses its database stops renewing,
+and once the lease has lapsed the supervisor (``workers.supervisor``) sends the match again.
+A second delivery of a match whose lease is live skips it, so a redelivered task never plays
+a match another worker is playing; exactly-once recording (``arena.store.results``) covers
+the rare race of a lease that lapsed under a slow worker that then records after all.
+
+Clocks: leases are compared with the clock of the machine that reads them, so the workers'
+clocks must agree to well under a lease (NTP does).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from arena.store import db
+from arena.store.models import Match, utcnow
+
+match_t = Match.__table__
+log = logging.getLogger(__name__)
+
+# ``sent_at`` of a match handed back by its worker: long ago, so the supervisor's next sweep
+# sends it again without waiting a lease.
+HANDED_BACK = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def expiry(now: datetime, seconds: float) -> datetime | None:
+    """The lease of a claim made at ``now``; None when leases are off (``seconds`` 0)."""
+    return now + timedelta(seconds=seconds) if seconds > 0 else None
+
+
+def claimable(now: datetime, worker: str) -> sa.ColumnElement[bool]:
+    """Matches a delivery may claim: scheduled ones, and running ones that nobody holds any
+    more (lease lapsed or never given) or that this very worker holds (its own task trying
+    again after an outage)."""
+    running = match_t.c.status == "running"
+    free = match_t.c.lease_until.is_(None) | (match_t.c.lease_until < now) | (match_t.c.claimed_by == worker)
+    return (match_t.c.status == "scheduled") | (running & free)
+
+
+def renew(connection: Connection, match_ids: Sequence[int], worker: str, seconds: float) -> int:
+    """Extend this worker's leases on those of ``match_ids`` it still plays; returns how many."""
+    if not match_ids or seconds <= 0:
+        return 0
+    return connection.execute(
+        match_t.update()
+        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "running", match_t.c.claimed_by == worker)
+        .values(lease_until=expiry(utcnow(), seconds))
+    ).rowcount
+
+
+def hand_back(connection: Connection, match_ids: Sequence[int], worker: str, started: Sequence[int] = ()) -> int:
+    """Give up this worker's claim on ``match_ids`` (its task is being stopped): they are
+    scheduled again, for the supervisor to send at its next sweep. A match not ``started``
+    gets its delivery back, since it was never played."""
+    if not match_ids:
+        return 0
+    mine = (match_t.c.status == "running") & (match_t.c.claimed_by == worker)
+    untouched = [m for m in match_ids if m not in set(started)]
+    changed = 0
+    for ids, attempts in ((untouched, match_t.c.attempts - 1), (list(started), match_t.c.attempts)):
+        if ids:
+            changed += connection.execute(
+                match_t.update().where(match_t.c.id.in_(ids), mine)
+                .values(status="scheduled", attempts=attempts, lease_until=None, sent_at=HANDED_BACK)
+            ).rowcount
+    return changed
+
+
+def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
+    """Running matches whose lease lapsed before ``now``, put back to scheduled (marked sent
+    now: the caller sends them); returns their ids, at most ``limit``."""
+    lapsed = (match_t.c.status == "running") & (match_t.c.lease_until < now)
+    ids = list(connection.execute(
+        sa.select(match_t.c.id).where(lapsed).order_by(match_t.c.id).limit(limit)
+    ).scalars())
+    if not ids:
+        return []
+    # The condition again on the newest row version: a match renewed or recorded since the
+    # select is left alone.
+    taken = connection.execute(
+        match_t.update().where(match_t.c.id.in_(ids), lapsed)
+        .values(status="scheduled", lease_until=None, sent_at=now).returning(match_t.c.id)
+    ).scalars()
+    return sorted(taken)
+
+
+class LeaseKeeper:
+    """Renews a worker's leases on a batch in a background thread while it is played."""
+
+    def __init__(self, match_ids: Sequence[int], worker: str, seconds: float, url: str | None = None) -> None:
+        self.match_ids = list(match_ids)
+        self.worker = worker
+        self.seconds = seconds
+        self.url = url
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> LeaseKeeper:
+        if self.seconds > 0 and self.match_ids:
+            self._thread = threading.Thread(target=self._run, name="arena-lease", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.seconds / 3):
+            try:
+                with db.transaction(self.url) as connection:
+                    renew(connection, self.match_ids, self.worker, self.seconds)
+            except Exception as error:  # an outage: the lease may lapse, the supervisor resends
+                log.warning("lease renewal of matches %s failed: %s", self.match_ids, error)

@@ -1,0 +1,159 @@
+"""Leases and the supervisor on a real Redis and real databases (SQLite and PostgreSQL), in
+this process: what the supervisor sends again and what it leaves alone, a live lease keeps a
+second delivery away, one supervisor leads at a time, a stopped task hands back what it did
+not play. The end-to-end faults with real workers are in ``test_faults.py``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import redis
+import sqlalchemy as sa
+
+from arena.store import db
+from arena.store.models import Match, utcnow
+from arena.store.queries import tournament_status
+from arena.tournaments import create_tournament, pending_match_ids
+from arena.tournaments.leases import hand_back
+from arena.tournaments.play import claim_matches, play_and_record
+from workers.dispatch import mark_sent
+from workers.supervisor import Supervisor, queued_match_ids
+
+from .helpers import fast_games
+
+match_t = Match.__table__
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def supervised(db_url, shared_redis, queue_name, monkeypatch):
+    """Settings of a distributed arena on this test's database and queue (no workers)."""
+    monkeypatch.setenv("ARENA_REDIS_URL", shared_redis)
+    monkeypatch.setenv("ARENA_QUEUE", queue_name)
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", "20")
+    client = redis.Redis.from_url(shared_redis)
+    yield db_url, client
+    client.delete(queue_name, f"arena:supervisor:{queue_name}")
+    client.close()
+
+
+def supervisor(queue, url, name=None):
+    import os
+
+    return Supervisor(os.environ["ARENA_REDIS_URL"], [queue], interval=0.2, lease_seconds=20, url=url, name=name)
+
+
+def tournament(url):
+    with db.transaction(url) as connection:
+        tid = create_tournament(connection, fast_games(1), ["random", "random-2", "random-3"], sizes=[2], seed=3)
+    with db.transaction(url) as connection:
+        return tid, pending_match_ids(connection, tid)
+
+
+def rows(url, ids):
+    with db.transaction(url) as connection:
+        return {r.id: r for r in connection.execute(sa.select(match_t).where(match_t.c.id.in_(ids)))}
+
+
+def age(url, ids, **columns):
+    """Move the given time columns of ``ids`` a minute into the past."""
+    with db.transaction(url) as connection:
+        connection.execute(match_t.update().where(match_t.c.id.in_(ids))
+                           .values({name: utcnow() - timedelta(seconds=60) for name in columns}))
+
+
+def test_a_lapsed_lease_is_sent_again_once(supervised, queue_name):
+    url, client = supervised
+    _, ids = tournament(url)
+    with db.transaction(url) as connection:
+        claimed = claim_matches(connection, ids[:2], "gone:1", max_attempts=5, lease_seconds=20)
+    assert [spec.id for spec in claimed] == ids[:2]
+    boss = supervisor(queue_name, url)
+    assert boss.sweep()["lease_lapsed"] == 0  # the leases are live: nothing to do
+    age(url, ids[:1], lease_until=True)
+    assert boss.sweep()["lease_lapsed"] == 1
+    assert queued_match_ids(client, [queue_name]) == {ids[0]}
+    now = rows(url, ids)
+    assert now[ids[0]].status == "scheduled" and now[ids[0]].lease_until is None and now[ids[0]].sent_at
+    assert now[ids[1]].status == "running"
+    # Its task is queued now: later sweeps leave it be.
+    age(url, ids[:1], sent_at=True)
+    assert boss.sweep() == {"lease_lapsed": 0, "no_task": 0, "closed": 0}
+    boss.stop()
+
+
+def test_only_sent_matches_with_no_queued_task_are_sent_again(supervised, queue_name):
+    url, client = supervised
+    _, ids = tournament(url)
+    never_sent, queued, lost = ids[0], ids[1], ids[2:]
+    from workers.app import make_app
+    from workers.dispatch import dispatch
+
+    app = make_app()
+    dispatch([queued], app=app)
+    mark_sent(lost)
+    age(url, [queued, *lost], sent_at=True)
+    boss = supervisor(queue_name, url)
+    done = boss.sweep()
+    assert done["no_task"] == len(lost)
+    assert queued_match_ids(client, [queue_name]) == {queued, *lost}
+    assert client.llen(queue_name) == 1 + -(-len(lost) // 16)  # one task per batch, none for the queued one
+    assert rows(url, [never_sent])[never_sent].sent_at is None  # created without --run: the operator's
+    assert boss.sweep()["no_task"] == 0
+    boss.stop()
+    app.close()
+
+
+def test_a_live_lease_keeps_a_second_delivery_away(supervised):
+    url, _ = supervised
+    _, ids = tournament(url)
+    with db.transaction(url) as connection:
+        assert len(claim_matches(connection, ids, "first:1", 5, lease_seconds=20)) == len(ids)
+    with db.transaction(url) as connection:
+        assert claim_matches(connection, ids, "second:2", 5, lease_seconds=20) == []
+        # The holder's own task trying again (after an outage) takes its matches back.
+        assert len(claim_matches(connection, ids[:1], "first:1", 5, lease_seconds=20)) == 1
+    age(url, ids[1:2], lease_until=True)
+    with db.transaction(url) as connection:
+        taken = claim_matches(connection, ids, "second:2", 5, lease_seconds=20)
+    assert [spec.id for spec in taken] == [ids[1]]
+    assert rows(url, ids)[ids[1]].attempts == 2
+
+
+def test_one_supervisor_leads_and_hands_over_when_stopped(supervised, queue_name):
+    url, _ = supervised
+    first, second = supervisor(queue_name, url, "first"), supervisor(queue_name, url, "second")
+    assert first.sweep() != {} and second.sweep() == {}
+    assert first.sweep() != {} and second.sweep() == {}
+    first.stop()
+    assert second.sweep() != {}
+    second.stop()
+
+
+def test_a_stopped_task_hands_back_what_it_did_not_play(supervised):
+    url, _ = supervised
+    _, ids = tournament(url)
+    with db.transaction(url) as connection:
+        claim_matches(connection, ids, "stopping:1", 5, lease_seconds=20)
+    with db.transaction(url) as connection:
+        assert hand_back(connection, ids, "stopping:1", started=[ids[0]]) == len(ids)
+    now = rows(url, ids)
+    assert all(row.status == "scheduled" and row.lease_until is None for row in now.values())
+    assert now[ids[0]].attempts == 1  # it was being played: the delivery counts
+    assert all(now[m].attempts == 0 for m in ids[1:])
+    assert all(row.sent_at.year == 2000 for row in now.values())  # long ago: the next sweep sends them
+
+
+def test_the_supervisor_closes_a_tournament_nobody_closed(supervised, queue_name):
+    url, _ = supervised
+    tid, ids = tournament(url)
+    play_and_record(ids, url)  # as a worker would
+    with db.transaction(url) as connection:  # as if the last recorder died before closing
+        connection.execute(sa.text("UPDATE tournament SET status = 'running', finished_at = NULL"))
+        assert tournament_status(connection, tid)["status"] == "running"
+    boss = supervisor(queue_name, url)
+    assert boss.sweep()["closed"] == 1
+    with db.read(url) as connection:
+        assert tournament_status(connection, tid)["status"] == "done"
+    boss.stop()

@@ -1,0 +1,208 @@
+"""The supervisor: lost matches are sent again within a bounded time, whatever the broker's
+visibility timeout, with no operator command.
+
+Every ``ARENA_SUPERVISOR_SECONDS`` the leading supervisor sweeps:
+
+1. **Lapsed leases.** A ``running`` match whose lease lapsed (its worker was killed, hit its
+   time limit, lost the database) is scheduled and sent again (``lease_lapsed``).
+2. **Sent, with no task.** A ``scheduled`` match sent more than a lease ago (``sent_at``)
+   for which no task waits in the queue is sent again (``no_task``): its task was lost
+   with a Redis that restarted empty, sat in the reserve of a worker killed with it, was
+   refused by the broker, or was handed back by a task that had to stop.
+3. **Closing.** A running tournament with nothing left pending is closed (its last recorder
+   died between recording and closing).
+
+``arena worker`` (each worker's main process, not its pool) and ``arena serve`` run one
+supervisor each; a Redis key held with a time-to-live of three sweeps elects one leader and
+the others stand by. Several leading at once (a partition, a clock jump) is harmless: every
+step is a conditional update, claims skip matches under a live lease, and recording is
+exactly once, so a match sent twice is played once. Matches never sent (a tournament created
+without ``--run``) are left alone: they wait for their operator.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import socket
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+import sqlalchemy as sa
+
+from arena import metrics
+from arena.config import settings
+from arena.store import db
+from arena.store.models import Match, Tournament, utcnow
+from arena.store.results import finish_if_complete
+from arena.tournaments import leases
+
+log = logging.getLogger(__name__)
+match_t, tournament_t = Match.__table__, Tournament.__table__
+
+SWEEP_LIMIT = 5000  # matches resent per reason and sweep: a bounded sweep, the next one goes on
+
+
+def queued_match_ids(client: Any, queues: Iterable[str]) -> set[int]:
+    """The match ids of every task waiting in ``queues`` (Celery's messages on Redis: JSON with
+    the task's ``[args, kwargs, embed]`` as its body, base64 or plain)."""
+    ids: set[int] = set()
+    for queue in queues:
+        for raw in client.lrange(queue, 0, -1):
+            try:
+                message = json.loads(raw)
+                body = message["body"]
+                if message.get("properties", {}).get("body_encoding") == "base64":
+                    body = base64.b64decode(body)
+                args = json.loads(body)[0]
+            except (ValueError, KeyError, IndexError, TypeError):
+                continue  # not one of ours
+            first = args[0] if args else None
+            if isinstance(first, list):
+                ids.update(m for m in first if isinstance(m, int))
+            elif isinstance(first, int):
+                ids.add(first)
+    return ids
+
+
+class Supervisor:
+    """One process's supervisor; ``sweep()`` once, or ``start()`` a thread that sweeps."""
+
+    def __init__(self, redis_url: str, queues: Sequence[str], interval: float, lease_seconds: float,
+                 url: str | None = None, name: str | None = None) -> None:
+        import redis
+
+        self.queues = list(queues)
+        self.interval = interval
+        self.lease_seconds = lease_seconds
+        self.url = url
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.key = f"arena:supervisor:{self.queues[0]}"
+        self.client = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
+        from .app import make_app
+
+        self.app = make_app()  # its own, configured from the settings now (not at import)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._failing = False
+
+    @classmethod
+    def from_settings(cls, name: str | None = None) -> Supervisor | None:
+        """The supervisor the settings ask for; None when embedded or turned off."""
+        config = settings()
+        if config.embedded or config.supervisor_seconds <= 0:
+            return None
+        return cls(config.redis_url or "", [config.queue], config.supervisor_seconds, config.lease_seconds,
+                   name=name)
+
+    def lead(self) -> bool:
+        """Take or keep the leadership; True while this supervisor holds it."""
+        ttl = max(1000, int(self.interval * 3000))
+        if self.client.set(self.key, self.name, nx=True, px=ttl):
+            return True
+        if self.client.get(self.key) == self.name.encode():
+            self.client.pexpire(self.key, ttl)
+            return True
+        return False
+
+    def sweep(self) -> dict[str, int]:
+        """One sweep if this supervisor leads: resend lapsed and task-less matches, close
+        finished tournaments. Returns what it did (empty when standing by)."""
+        if not self.lead():
+            metrics.SUPERVISOR_SWEEPS.labels(outcome="standby").inc()
+            return {}
+        now = utcnow()
+        done: dict[str, int] = {}
+        with db.transaction(self.url) as connection:
+            lapsed = leases.take_lapsed(connection, now, SWEEP_LIMIT) if self.lease_seconds > 0 else []
+        orphans = self._orphans(now)
+        resend = sorted(set(lapsed) | set(orphans))
+        if resend:
+            from .dispatch import dispatch
+
+            dispatch(resend, app=self.app)
+            for reason, ids in (("lease_lapsed", lapsed), ("no_task", orphans)):
+                if ids:
+                    metrics.RESENT.labels(reason=reason).inc(len(ids))
+                    log.warning("supervisor: %d matches sent again (%s): %s", len(ids), reason, _brief(ids))
+        done["lease_lapsed"], done["no_task"] = len(lapsed), len(orphans)
+        done["closed"] = self._close_finished()
+        metrics.SUPERVISOR_SWEEPS.labels(outcome="led").inc()
+        return done
+
+    def _orphans(self, now: Any) -> list[int]:
+        """Scheduled matches sent over a lease ago with no task for them in the queue."""
+        cutoff = now - timedelta(seconds=max(self.lease_seconds, self.interval))
+        stale = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None) & (match_t.c.sent_at < cutoff)
+        with db.read(self.url) as connection:
+            candidates = list(connection.execute(
+                sa.select(match_t.c.id).where(stale).order_by(match_t.c.sent_at).limit(SWEEP_LIMIT)
+            ).scalars())
+        if not candidates:
+            return []
+        queued = queued_match_ids(self.client, self.queues)
+        lost = [m for m in candidates if m not in queued]
+        if not lost:
+            return []
+        with db.transaction(self.url) as connection:
+            # Only those still scheduled and still stale: a worker may have claimed some.
+            return sorted(connection.execute(
+                match_t.update().where(match_t.c.id.in_(lost), stale)
+                .values(sent_at=now).returning(match_t.c.id)
+            ).scalars())
+
+    def _close_finished(self) -> int:
+        pending = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_t.c.id,
+                                                match_t.c.status.in_(("scheduled", "running")))
+        with db.read(self.url) as connection:
+            open_ids = list(connection.execute(
+                sa.select(tournament_t.c.id).where(tournament_t.c.status == "running", ~pending.exists())
+            ).scalars())
+        closed = 0
+        for tournament_id in open_ids:
+            with db.transaction(self.url) as connection:
+                closed += finish_if_complete(connection, tournament_id)
+        return closed
+
+    def run(self) -> None:
+        """Sweep every interval until ``stop()``; a failing sweep is logged once per spell."""
+        while not self._stop.wait(self.interval):
+            try:
+                self.sweep()
+            except Exception as error:
+                metrics.SUPERVISOR_SWEEPS.labels(outcome="error").inc()
+                if not self._failing:
+                    log.warning("supervisor: sweep failed, trying again every %.0f s: %s", self.interval,
+                                " ".join(str(error).split())[:300])
+                self._failing = True
+                continue
+            if self._failing:
+                log.warning("supervisor: sweeping again")
+            self._failing = False
+
+    def start(self) -> Supervisor:
+        self._thread = threading.Thread(target=self.run, name="arena-supervisor", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop sweeping and give up the leadership, so another takes over at once."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        try:
+            if self.client.get(self.key) == self.name.encode():
+                self.client.delete(self.key)
+        except Exception:
+            pass  # the key's time-to-live ends it anyway
+        self.client.close()
+        self.app.close()
+
+
+def _brief(ids: Sequence[int], shown: int = 10) -> str:
+    head = ", ".join(str(m) for m in ids[:shown])
+    return head + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
