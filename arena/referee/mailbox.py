@@ -168,11 +168,13 @@ class LocalMailbox(Mailbox):
                     return None
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiters[key].append((loop, future))
+            # A plain timer resolves the same future a post does: ``wait_for`` would add a
+            # waiter future and a callback, two more loop iterations before the move is seen.
+            timer = loop.call_later(left, _resolve, future)
             try:
-                await asyncio.wait_for(future, left)
-            except TimeoutError:
-                pass
+                await future
             finally:
+                timer.cancel()
                 with self._lock:
                     waiting = self._waiters.get(key, [])
                     if (loop, future) in waiting:
