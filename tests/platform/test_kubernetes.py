@@ -9,6 +9,7 @@ non-root, read-only, bounded pods; the migration Job applied first."""
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -35,7 +36,7 @@ README = KUBE / "README.md"
 OLDEST = "1.30"
 COMPONENTS = ("keda", "prometheus-operator", "grpc-loadbalancer", "tls")
 # Kinds without a schema in kubernetes-validate, checked against CRD_SCHEMAS below instead.
-CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "PodMonitor"}
+CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "PodMonitor", "PrometheusRule"}
 COMPONENT_COMMAND = {"referee": ["serve"], "worker": ["worker"], "web": ["web"], "migrate": ["db", "upgrade"]}
 SECRETISH = re.compile(r"PASSWORD|TOKEN|SECRET", re.I)
 FAKE_SECRETS = {("arena-postgresql", "password"): "pg0pass", ("arena-redis", "redis-password"): "redis0pass",
@@ -230,6 +231,18 @@ CRD_SCHEMAS = {
                            ("port", "path", "interval", "scrapeTimeout", "scheme")}
             | {"honorLabels": {"type": "boolean"}, "relabelings": {"type": "array"},
                "metricRelabelings": {"type": "array"}}}}}, ["selector", "podMetricsEndpoints"]),
+    "PrometheusRule": custom_resource({
+        "groups": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["name", "rules"], "additionalProperties": False,
+            "properties": {"name": {"type": "string"}, "interval": {"type": "string"},
+                           "limit": {"type": "integer"}, "partial_response_strategy": {"type": "string"},
+                           "rules": {"type": "array", "items": {
+                               "type": "object", "required": ["expr"], "additionalProperties": False,
+                               "oneOf": [{"required": ["alert"]}, {"required": ["record"]}],
+                               "properties": {"alert": {"type": "string"}, "record": {"type": "string"},
+                                              "expr": {"type": "string"}, "for": {"type": "string"},
+                                              "keep_firing_for": {"type": "string"},
+                                              "labels": STRING_MAP, "annotations": STRING_MAP}}}}}}}, ["groups"]),
 }
 
 
@@ -245,6 +258,49 @@ def test_operator_resources_use_only_fields_their_crds_define(renders):
     scaled["spec"]["triggers"][0]["metadata"]["listLength"] = 4
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(scaled, CRD_SCHEMAS["ScaledObject"])
+    # The operator's CRD takes `for` as a duration string, as Prometheus does.
+    rule = copy.deepcopy(next(iter(objects(renders, "PrometheusRule").values())))
+    rule["spec"]["groups"][0]["rules"][0]["for"] = 600
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rule, CRD_SCHEMAS["PrometheusRule"])
+
+
+# The alert rules: one source, deploy/alerts.yml
+
+
+def test_prometheus_rule_is_the_one_tools_prometheusrule_writes_from_alerts_yml():
+    from tools import prometheusrule
+
+    assert not prometheusrule.stale(), "run `python -m tools.prometheusrule` and commit its output"
+    assert prometheusrule.TARGET.parent == KUBE / "components" / "prometheus-operator"
+
+
+def test_prometheus_rule_carries_the_groups_of_alerts_yml(renders, tmp_path):
+    alerts = yaml.safe_load((ROOT / "deploy" / "alerts.yml").read_text())
+    assert list(alerts) == ["groups"]
+    for label in ("example+prometheus-operator", "example+all"):
+        (rule,) = objects(renders, "PrometheusRule", label).values()
+        assert rule["spec"]["groups"] == alerts["groups"], label
+    assert not objects(renders, "PrometheusRule", "example"), "the rules come with the component only"
+    # What the operator hands Prometheus is a valid rules file.
+    promtool = shutil.which("promtool")
+    if promtool:
+        spec = tmp_path / "rules.yml"
+        spec.write_text(yaml.safe_dump(rule["spec"]))
+        done = subprocess.run([promtool, "check", "rules", str(spec)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_rules_generator_keeps_block_scalars_and_refuses_other_top_level_keys():
+    from tools import prometheusrule
+
+    rules = "# header\ngroups:\n  - name: g\n    rules:\n      - alert: A\n        expr: |\n          up\n\n          == 0\n"
+    made = yaml.safe_load(prometheusrule.render(rules))
+    assert made["kind"] == "PrometheusRule" and made["spec"] == yaml.safe_load(rules)
+    with pytest.raises(ValueError):
+        prometheusrule.render(rules + "other: 1\n")
+    with pytest.raises(ValueError):
+        prometheusrule.render("rules: []\n")
 
 
 # The arena's own settings, read from the rendered environment
