@@ -214,7 +214,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                 await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
             for out in self._outgoing(stream, message):
-                await stream.out.put(out)
+                stream.out.put_nowait(out)
+            # The stream sends it before this task waits for the next (a wait on Redis costs
+            # a request's worth of work first).
+            await asyncio.sleep(0)
 
     async def _read(self, stream: _Stream, incoming: Any) -> None:
         """Stream -> mailbox: check every move before the runner sees it."""

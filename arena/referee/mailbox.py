@@ -75,6 +75,12 @@ class Mailbox:
         """The answer for (match, turn), or None after ``timeout`` seconds."""
         raise NotImplementedError
 
+    async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """``deliver`` a turn, then ``await_move`` its answer up to ``timeout`` seconds (in
+        one trip where the mailbox can)."""
+        await self.deliver(bot_id, turn)
+        return await self.await_move(turn["match_id"], turn["turn_id"], timeout)
+
     async def claim(self, bot_id: str, connection: str) -> None:
         """``connection`` is now the bot's live stream (a newer one replaces an older).
         The gateway calls it again as a heartbeat while the stream lives."""
@@ -347,16 +353,31 @@ class RedisMailbox(Mailbox):
                 await pool.release(connection)
         return await self._send(*commands)  # the script is loaded now
 
+    def _push_command(self, key: str, data: str, ttl: int, book: str = "", keep: str = "",
+                      drop: str = "") -> tuple[Any, ...]:
+        return ("EVALSHA", self._PUSH_SHA, 2, key, book or key, data, ttl, keep, drop)
+
     async def _push(self, key: str, data: str, ttl: int, book: str = "", keep: str = "", drop: str = "") -> None:
-        await self._send(("EVALSHA", self._PUSH_SHA, 2, key, book or key, data, ttl, keep, drop))
+        await self._send(self._push_command(key, data, ttl, book, keep, drop))
 
     async def _pop(self, key: str, timeout: float) -> Any:
         (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)))
         return json.loads(got[1]) if got else None
 
-    async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
+    def _deliver_command(self, bot_id: str, message: dict[str, Any]) -> tuple[Any, ...]:
         keep = _turn_key(message) if message.get("kind") == "turn" else ""
-        await self._push(self._k("inbox", bot_id), json.dumps(message), KEY_TTL, self._k("pending", bot_id), keep)
+        return self._push_command(self._k("inbox", bot_id), json.dumps(message), KEY_TTL,
+                                  self._k("pending", bot_id), keep)
+
+    async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
+        await self._send(self._deliver_command(bot_id, message))
+
+    async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        # The wait for the move goes in the same write as the turn: Redis runs the BLPOP
+        # right after the push, and the runner sends nothing more until the move is there.
+        _, got = await self._send(self._deliver_command(bot_id, turn),
+                                  ("BLPOP", self._k("move", turn["match_id"], turn["turn_id"]), max(timeout, 0.01)))
+        return json.loads(got[1]) if got else None
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]

@@ -84,10 +84,11 @@ class RemotePlayer:
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
         sent = self._sent = time.monotonic()
-        await self.mailbox.deliver(self.bot_id, message)
         self._detail = "no answer in time"
         try:
-            move = await self._await_move(turn)
+            move = await self.mailbox.ask(self.bot_id, message, POLL)
+            if move is None:
+                move = await self._await_move(turn)
             self._last_latency_ms = int((time.monotonic() - sent) * 1000)
             action, _, self._detail = resolve(move, turn.legal_actions)
             return action
@@ -133,11 +134,12 @@ class RemotePlayer:
             raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
 
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
+        """The move, once the first wait (``Mailbox.ask``) has passed without it."""
         while True:
+            await self._check_presence()
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
             if move is not None:
                 return move
-            await self._check_presence()
 
     async def match_ended(self, result: dict[str, Any]) -> None:
         await self.mailbox.leave_match(self.bot_id, self.info.match_id)
