@@ -46,7 +46,8 @@ class Oracle(SearchBot):
 
     def __init__(self, game: str, seat: int, seed: int) -> None:
         super().__init__(game, seat, seed)
-        self.budget = replace(self.budget, iterations=1)  # one world: there is nothing to guess
+        # One world, the real one: there is nothing to guess (and no rounds of worlds).
+        self.budget = replace(self.budget, iterations=1, halving=False)
 
     def departs(self, best: list[float], guess: list[float]) -> bool:
         return best[0] > guess[0]  # the one world is the real one: any gain is a real gain
@@ -139,9 +140,13 @@ def summary(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, f
 def budget_text(game: str) -> str:
     budget = default_budget(game)
     depth = "end" if budget.depth is None else f"{budget.depth} plies"
-    return (f"{budget.iterations} playouts a decision, {budget.rollout} playouts to {depth}, "
-            f"at most {budget.candidates} candidates, the heuristic overruled on {budget.min_worlds} "
-            f"worlds or more")
+    text = (f"{budget.iterations} playouts a decision, {budget.rollout} playouts to {depth}"
+            f"{' or the next scoring' if budget.until_scored else ''}, at most {budget.candidates} "
+            f"candidates{' in rounds of halving' if budget.halving else ''}, the heuristic overruled "
+            f"on {budget.min_worlds} worlds or more")
+    if budget.scale is not None:
+        text += f", unfinished playouts scored by the margin (scale {budget.scale:g} points)"
+    return text
 
 
 def print_table(table: dict[tuple[str, str], dict[str, float]]) -> None:

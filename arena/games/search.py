@@ -14,6 +14,14 @@ and not the luck's. The candidate with the best mean is played when it beats the
 own choice by more than the noise (a paired test over the worlds); otherwise the heuristic's
 choice stands, so the search departs from a good default only for a measured gain.
 
+Where a game asks for it (``Budget.halving``) the playouts are spent in rounds of sequential
+halving: every candidate meets the first worlds, the worse half drops out, and so on, so the
+two finalists (the heuristic's choice always among them) meet several times the worlds a
+flat share would give them, and the paired test has the power to tell them apart. Where the
+standings only say who is ahead (Yaniv, between two rounds), ``Budget.scale`` scores an
+unfinished playout by a logistic of the score margin instead, which tells a round lost by
+five points from one lost by forty.
+
 Budget: ``iterations`` playouts per decision, deterministic for a seed. An optional wall
 clock cap (``ARENA_SEARCH_MS`` or ``Budget.ms``) stops the search earlier on a slow machine,
 at the price of determinism: how many worlds fit then depends on the machine's load.
@@ -57,7 +65,12 @@ class Budget:
     overrule the heuristic (the noise of two or three worlds is a poor guide).
     ``until_scored``: a playout also ends at the first change of the standings (a round of
     Yaniv scored), so no playout is scored half-way between two scoring events, where the
-    standings say nothing of the cards in hand."""
+    standings say nothing of the cards in hand. ``halving``: spend the playouts in rounds
+    (sequential halving), each round dropping the worse half of the candidates but the
+    heuristic's choice, so the contenders meet many more worlds than a flat share gives.
+    ``scale``: an unfinished playout is scored by the score margin, a logistic of the margin
+    over this many points, rather than by who is ahead: where a round is won by five points
+    or by forty, being ahead says little of how far."""
 
     iterations: int = 48
     depth: int | None = 40
@@ -66,6 +79,8 @@ class Budget:
     rollout: str = "heuristic"
     min_worlds: int = 2
     until_scored: bool = False
+    halving: bool = False
+    scale: float | None = None
 
     def with_env(self) -> Budget:
         """This budget with ``ARENA_SEARCH_ITERATIONS``, ``ARENA_SEARCH_MS`` and
@@ -84,7 +99,9 @@ class Budget:
 # game's docs page) so that a match stays affordable on a shared two-core machine: the short
 # card games play to the end; the long ones look a few dozen plies ahead. Yaniv's standings
 # only move when a round is scored and Trekking's when a tour is, so there a playout runs to
-# the next scoring event.
+# the next scoring event. Yaniv's search spends its playouts in rounds of halving and scores
+# a round by its margin: with a flat share, 12 playouts over up to 8 candidates gave each
+# one or two worlds, too few for any verdict but the noise's.
 DEFAULT_BUDGETS: dict[str, Budget] = {
     "backpacker": Budget(iterations=12, depth=60, min_worlds=3),
     "bastard_brag": Budget(iterations=32, depth=None),
@@ -94,7 +111,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     "itchy_feet": Budget(iterations=12, depth=20),
     "shithead": Budget(iterations=16, depth=20),
     "trekking_the_world": Budget(iterations=12, depth=40, min_worlds=3, until_scored=True),
-    "yaniv": Budget(iterations=12, depth=80, min_worlds=3, until_scored=True),
+    "yaniv": Budget(iterations=12, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
+                    scale=15.0),
 }
 
 # The search departs from the heuristic's choice only for a gain this many standard errors
@@ -138,6 +156,20 @@ def standing(state: State, seat: int) -> float:
             continue
         ahead = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
         total += ahead + MARGIN_WEIGHT * (mine - theirs) / (abs(mine) + abs(theirs) + 1.0)
+    return total / (len(scores) - 1)
+
+
+def chances(state: State, seat: int, scale: float) -> float:
+    """How good ``state`` is for ``seat`` by its score margins: a logistic of each margin
+    over ``scale`` (a finished match: ``standing``)."""
+    if state.is_terminal():
+        return standing(state, seat)
+    scores = state.outcome().scores
+    mine = scores[seat]
+    total = 0.0
+    for other, theirs in enumerate(scores):
+        if other != seat:
+            total += 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, (theirs - mine) / scale))))
     return total / (len(scores) - 1)
 
 
@@ -196,6 +228,8 @@ class SearchBot(HouseBot):
         the heuristic's choice by more than the noise (``CONFIDENCE`` standard errors of the
         paired differences); else the heuristic's choice."""
         actions = self.candidates(legal, guess, rng)
+        if self.budget.halving:
+            return self.halving(sample, actions, guess, rng)
         worlds = max(1, self.budget.iterations // len(actions))
         stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
         values: dict[str, list[float]] = {a: [] for a in actions}
@@ -209,6 +243,40 @@ class SearchBot(HouseBot):
             for action in actions:
                 values[action].append(self.playout(world, action, playout_seed))
         best = max(actions, key=lambda a: (fsum(values[a]), a == guess, a))
+        if guess is None or best == guess:
+            return best
+        return best if self.departs(values[best], values[guess]) else guess
+
+    def halving(self, sample: State, actions: list[str], guess: str | None, rng: random.Random) -> str:
+        """``search`` by sequential halving: round after round every surviving candidate
+        meets the same new worlds, then the worse half (never the heuristic's choice) drops
+        out. The survivors have met every world so far, so the last comparison with the
+        heuristic's choice is paired over all of them."""
+        rounds = max(1, math.ceil(math.log2(len(actions))))
+        share = max(1, self.budget.iterations // rounds)
+        stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
+        values: dict[str, list[float]] = {a: [] for a in actions}
+        alive = list(actions)
+        world: State | None = None
+        for _ in range(rounds):
+            for _ in range(max(1, share // len(alive))):
+                if world is None:
+                    world = sample
+                else:
+                    if stop is not None and time.perf_counter() >= stop:
+                        break
+                    world = self.world(sample, rng)
+                playout_seed = rng.getrandbits(62)
+                for action in alive:
+                    values[action].append(self.playout(world, action, playout_seed))
+            if len(alive) <= 2:
+                break
+            alive.sort(key=lambda a: (-fsum(values[a]), a != guess, a))
+            kept = alive[: (len(alive) + 1) // 2]
+            if guess is not None and guess not in kept:
+                kept[-1] = guess
+            alive = kept
+        best = max(alive, key=lambda a: (fsum(values[a]), a == guess, a))
         if guess is None or best == guess:
             return best
         return best if self.departs(values[best], values[guess]) else guess
@@ -250,6 +318,8 @@ class SearchBot(HouseBot):
                 choice = bot.act(state.observation(seat), legal)
             state.apply(seat, choice)
             plies += 1
+        if self.budget.scale is not None:
+            return chances(state, self.seat, self.budget.scale)
         return standing(state, self.seat)
 
 

@@ -129,3 +129,32 @@ def test_search_beats_random(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_search_leaves_the_heuristic_only_for_a_gain_beyond_the_noise(
         better: list[float], base: list[float], departs: bool) -> None:
     assert search.significant(better, base) is departs
+
+
+def test_halving_spends_the_budget_on_the_contenders() -> None:
+    """Sequential halving: no more playouts than the budget allows (one world a round at
+    least), the same decision for the same seed, and the heuristic's choice kept unless a
+    rival beats it by more than the noise."""
+    budget = Budget(iterations=16, depth=30, until_scored=True, halving=True, scale=15.0, min_worlds=4)
+    found = [p for p in positions("yaniv", seed=3, count=12) if len(p[0].legal_actions(p[1])) > 2]
+    assert found
+    for index, (truth, seat) in enumerate(found[:4]):
+        legal = truth.legal_actions(seat)
+        sample = truth.resample_hidden(seat, random.Random(index))
+        bot = SearchBot("yaniv", seat, seed=index, budget=budget)
+        chosen = bot.act(truth.observation(seat), legal, sample=sample.clone())
+        assert chosen in legal
+        candidates = min(len(legal), budget.candidates)
+        rounds = max(1, (candidates - 1).bit_length())
+        assert bot.playouts <= max(budget.iterations, candidates * rounds) + candidates
+        again = SearchBot("yaniv", seat, seed=index, budget=budget)
+        assert again.act(truth.observation(seat), legal, sample=sample.clone()) == chosen
+
+
+def test_chances_score_an_unfinished_match_by_the_margin() -> None:
+    """``scale``: mid-match, a logistic of the score margin (a level match is an even
+    chance); a finished match is scored by the standings as ever."""
+    state = games.get("yaniv").new_state(2, 1)
+    assert search.chances(state, 0, 15.0) == pytest.approx(0.5)
+    finished, _ = house.play("yaniv", ["heuristic", "random"], seed=1)
+    assert search.chances(finished, 0, 15.0) == search.standing(finished, 0)

@@ -22,9 +22,18 @@ def meld_bonus(hand: list[str]) -> int:
     return max((sum(VALUE[c] for c in d) for d in discards(hand)), default=0) - single
 
 
+_OUTLOOKS: dict[tuple[str, ...], float] = {}  # sorted hand -> outlook: searches ask again and again
+
+
 def outlook(hand: list[str]) -> float:
     """Lower is better: points held, less half of what a set or run could shed at once."""
-    return hand_value(hand) - 0.5 * meld_bonus(hand)
+    key = tuple(sorted(hand))
+    known = _OUTLOOKS.get(key)
+    if known is None:
+        if len(_OUTLOOKS) >= 200_000:
+            _OUTLOOKS.clear()
+        known = _OUTLOOKS[key] = hand_value(hand) - 0.5 * meld_bonus(hand)
+    return known
 
 
 class YanivHeuristic(HouseBot):
@@ -85,14 +94,13 @@ class YanivHeuristic(HouseBot):
 
     def _unseen_values(self, obs: dict[str, Any]) -> list[int]:
         """Values of the cards this seat has not seen (the deck and others' unknown cards)."""
-        unseen = list(FULL_PACK) * obs["options"]["decks"]
-        seen = list(obs["hand"]) + obs["discard_pile"] + obs["last_discard"] + obs["my_discard"]
-        for known in obs["known_cards"]:
-            seen += known
-        for c in seen:
-            if c in unseen:
-                unseen.remove(c)
-        return [VALUE[c] for c in unseen] or [0]
+        left = dict.fromkeys(FULL_PACK, obs["options"]["decks"])
+        for pile in (obs["hand"], obs["discard_pile"], obs["last_discard"], obs["my_discard"],
+                     *obs["known_cards"]):
+            for c in pile:
+                if left.get(c):
+                    left[c] -= 1
+        return [VALUE[c] for c, n in left.items() for _ in range(n)] or [0]
 
     def _safe_to_call(self, obs: dict[str, Any], values: list[int]) -> bool:
         """Whether calling is likely to stand against Assaf (yaniv 2.4.2): the chance that
