@@ -6,6 +6,9 @@ by ``arena.settings`` (which also reads the optional ``ARENA_CONFIG`` TOML file)
 ``ARENA_REDIS_URL``     Redis for the Celery broker and the bot mailbox; absent means
                         embedded: tasks run in-process and nothing else is needed.
 ``ARENA_QUEUE``         Celery queue name (default ``arena``).
+``ARENA_LIVE_QUEUE``    queue of matches with an external or paced bot, for ``arena worker --live``
+                        (default empty: they share ``ARENA_QUEUE``).
+``ARENA_LIVE_MATCHES``  live matches one ``arena worker --live`` plays at once (default 200).
 ``ARENA_BATCH_SIZE``    house-bot matches per Celery task (default 16; external-bot matches
                         always travel one per task).
 ``ARENA_VISIBILITY_TIMEOUT``  seconds before Redis redelivers an unacknowledged task
@@ -42,9 +45,16 @@ class Settings:
     max_attempts: int
     lease_seconds: float
     supervisor_seconds: float
+    live_queue: str
+    live_matches: int
     elo_k: float
     metrics_port: int
     metrics_address: str = "127.0.0.1"
+
+    @property
+    def queues(self) -> list[str]:
+        """Every queue the arena sends tasks to."""
+        return [self.queue, *([self.live_queue] if self.live_queue and self.live_queue != self.queue else [])]
 
     @property
     def embedded(self) -> bool:
@@ -72,6 +82,8 @@ def settings() -> Settings:
         max_attempts=model.max_attempts,
         lease_seconds=model.lease_seconds,
         supervisor_seconds=model.supervisor_seconds,
+        live_queue=model.live_queue,
+        live_matches=model.live_matches,
         elo_k=model.elo_k,
         metrics_port=model.metrics_port,
         metrics_address=model.metrics_address or "127.0.0.1",

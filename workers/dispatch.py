@@ -2,7 +2,8 @@
 
 Short house-bot matches travel in batches (``ARENA_BATCH_SIZE`` per task: one task costs
 more broker and worker overhead than a whole house-bot match of most games); matches with
-an external or paced bot travel one per task so one slow match never holds others back.
+an external or paced bot travel one per task so one slow match never holds others back, on
+``ARENA_LIVE_QUEUE`` when it is set (``workers.live``).
 
 Following a tournament rides through a database outage: one notice line when it begins,
 and the progress carries on when the database is back (``workers.outage``).
@@ -88,21 +89,23 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
     config = settings()
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
+    live_from = len(work) - len(long)  # the long ones go to the live queue, when there is one
     if not config.embedded:
         # Marked before the send: should the broker refuse or lose the task, the supervisor
         # knows these were meant to be played and sends them again.
         mark_sent(match_ids)
     done = 0
-    for batch in work:
+    for number, batch in enumerate(work):
+        queue = config.live_queue if config.live_queue and number >= live_from else config.queue
         if config.embedded:
             play_matches.apply(args=(batch,), throw=True)
             done += len(batch)
             if progress:
                 progress(done, len(match_ids))
         elif app is not None:
-            app.send_task(play_matches.name, args=(batch,), queue=config.queue)
+            app.send_task(play_matches.name, args=(batch,), queue=queue)
         else:
-            play_matches.apply_async(args=(batch,), queue=config.queue)
+            play_matches.apply_async(args=(batch,), queue=queue)
     return len(work)
 
 

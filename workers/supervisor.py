@@ -96,7 +96,7 @@ class Supervisor:
         config = settings()
         if config.embedded or config.supervisor_seconds <= 0:
             return None
-        return cls(config.redis_url or "", [config.queue], config.supervisor_seconds, config.lease_seconds,
+        return cls(config.redis_url or "", config.queues, config.supervisor_seconds, config.lease_seconds,
                    name=name)
 
     def lead(self) -> bool:

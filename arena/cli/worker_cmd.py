@@ -12,7 +12,12 @@ from arena.config import settings
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("worker", help="start a Celery worker that plays matches")
-    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="pool processes")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="pool processes (default the CPU count); with --live, matches at once "
+                             "(default ARENA_LIVE_MATCHES)")
+    parser.add_argument("--live", action="store_true",
+                        help="play the live matches of ARENA_LIVE_QUEUE (external or paced bots), hundreds "
+                             "at once on one event loop, instead of house-bot batches")
     parser.add_argument("--loglevel", default="INFO")
     parser.add_argument("--metrics-port", type=int, default=None,
                         help="port of /metrics (default ARENA_METRICS_PORT, 0 disables)")
@@ -33,8 +38,20 @@ def run(args: argparse.Namespace) -> int:
         os.execv(sys.executable, [sys.executable, *sys.argv])
     from workers.app import app
 
+    if args.live:
+        if not config.live_queue:
+            raise ValueError("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
+        from workers import live
+
+        live.install()
+        pool, queue, concurrency = "threads", config.live_queue, args.concurrency or config.live_matches
+    else:
+        pool, queue, concurrency = "prefork", config.queue, args.concurrency or os.cpu_count() or 1
+    if concurrency < 1:
+        raise ValueError(f"--concurrency {concurrency}: expected at least 1")
     app.worker_main([
-        "worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency),
-        "--queues", config.queue, "--pool", "prefork", "--without-gossip", "--without-mingle",
+        "worker", "--loglevel", args.loglevel, "--concurrency", str(concurrency),
+        "--queues", queue, "--pool", pool, "--without-gossip", "--without-mingle",
+        "--hostname", f"{'live' if args.live else 'arena'}-{os.getpid()}@%h",
     ])
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from typing import Any
 
 from . import search
@@ -41,6 +42,7 @@ __all__ = [
 _HELPERS = {"base", "cards", "house", "search"}
 _registry: dict[str, Game] = {}
 _discovered = False
+_discovering = threading.RLock()
 
 
 def register(game: Game) -> Game:
@@ -55,14 +57,19 @@ def register(game: Game) -> Game:
 
 
 def _discover() -> None:
+    # Under a lock, and marked done only once every game is in: a live worker's threads ask
+    # at once, and none may see the registry half filled.
     global _discovered
     if _discovered:
         return
-    _discovered = True
-    for module in pkgutil.iter_modules(__path__):
-        if module.name in _HELPERS or module.name.startswith("_"):
-            continue
-        importlib.import_module(f"{__name__}.{module.name}")
+    with _discovering:
+        if _discovered:
+            return
+        for module in pkgutil.iter_modules(__path__):
+            if module.name in _HELPERS or module.name.startswith("_"):
+                continue
+            importlib.import_module(f"{__name__}.{module.name}")
+        _discovered = True
 
 
 def names() -> list[str]:

@@ -34,6 +34,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
 # that a crashed worker leaves no garbage behind for ever.
 KEY_TTL = 6 * 3600
+# Connections one process may open to the Redis mailbox (Redis itself accepts 10,000 clients
+# by default, across every process).
+MAX_CONNECTIONS = 5000
 
 
 class Mailbox:
@@ -306,7 +309,10 @@ class RedisMailbox(Mailbox):
         loop = id(asyncio.get_running_loop())
         client = self._clients.get(loop)
         if client is None:
-            client = self._clients[loop] = self._factory(self._url, decode_responses=True)
+            # Every match waiting for a move holds a connection in BLPOP, and a live worker
+            # waits for hundreds at once on one loop: far more than redis-py's default 100.
+            client = self._clients[loop] = self._factory(self._url, decode_responses=True,
+                                                         max_connections=MAX_CONNECTIONS)
         return client
 
     def _k(self, *parts: Any) -> str:

@@ -15,6 +15,7 @@ clocks must agree to well under a lease (NTP does).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -38,13 +39,38 @@ def expiry(now: datetime, seconds: float) -> datetime | None:
     return now + timedelta(seconds=seconds) if seconds > 0 else None
 
 
-def claimable(now: datetime, worker: str) -> sa.ColumnElement[bool]:
+def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> sa.ColumnElement[bool]:
     """Matches a delivery may claim: scheduled ones, and running ones that nobody holds any
-    more (lease lapsed or never given) or that this very worker holds (its own task trying
-    again after an outage)."""
+    more (lease lapsed or never given, or held by a process in ``gone``) or that this very
+    worker holds (its own task trying again after an outage)."""
     running = match_t.c.status == "running"
-    free = match_t.c.lease_until.is_(None) | (match_t.c.lease_until < now) | (match_t.c.claimed_by == worker)
+    holders = [worker, *gone]
+    free = match_t.c.lease_until.is_(None) | (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(holders)
     return (match_t.c.status == "scheduled") | (running & free)
+
+
+def gone_holders(connection: Connection, match_ids: Sequence[int], worker: str) -> list[str]:
+    """Holders of running ``match_ids`` that were processes of this machine and exist no
+    more (a pool process that was killed): their leases hold nothing, so the task that
+    comes back at once need not wait for them to lapse."""
+    host = worker.rsplit(":", 1)[0]
+    held = connection.execute(
+        sa.select(match_t.c.claimed_by).distinct()
+        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "running",
+               match_t.c.claimed_by.like(f"{host}:%"))
+    ).scalars()
+    return [holder for holder in held
+            if holder != worker and holder.rsplit(":", 1)[0] == host and not _alive(holder.rsplit(":", 1)[1])]
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (ValueError, PermissionError):
+        return True  # not ours to judge: wait for the lease
+    return True
 
 
 def renew(connection: Connection, match_ids: Sequence[int], worker: str, seconds: float) -> int:

@@ -105,6 +105,17 @@ def _external_player(spec: MatchSpec, seat: int) -> Player:
 PLAYER_FACTORIES: dict[str, PlayerFactory] = {"house": _house_player, "external": _external_player}
 
 
+# How a claimed match is played: ``play_match`` on this thread's own loop, or, in a live
+# worker (``workers.live``), on the process's one shared loop.
+_run_match: Callable[..., Any] = play_match
+
+
+def set_match_runner(runner: Callable[..., Any]) -> None:
+    """Play this process's matches with ``runner`` (same arguments as ``play_match``)."""
+    global _run_match
+    _run_match = runner
+
+
 def first_set(*values: float | None) -> float:
     """The first value that is not None (a match's own clock, its tournament's, a default)."""
     return next(float(v) for v in values if v is not None)
@@ -131,7 +142,7 @@ def claim_matches(
     matches are skipped, and so are running ones another worker's live lease holds, which
     makes duplicate deliveries cheap and harmless."""
     now = utcnow()
-    free = leases.claimable(now, worker)
+    free = leases.claimable(now, worker, leases.gone_holders(connection, match_ids, worker))
     rows = connection.execute(
         sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
         .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
@@ -208,7 +219,8 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
             try:
                 players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
                 stage = "play"
-                result = play_match(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
+                result = _run_match(spec.game, players, spec.seed, spec.options, spec.clock,
+                                    match_id=str(spec.id))
             except Exception as error:
                 if surroundings(error):
                     _salvage(finished, failures, by_id, spec.id, worker, url, config.elo_k)

@@ -121,6 +121,26 @@ def test_a_live_lease_keeps_a_second_delivery_away(supervised):
     assert rows(url, ids)[ids[1]].attempts == 2
 
 
+def test_a_holder_process_gone_from_this_machine_holds_nothing(supervised):
+    """A killed pool process's task comes back at once: its matches need not wait for the
+    dead process's lease to lapse. A holder on another machine is not judged from here."""
+    import socket
+    import subprocess
+    import sys
+
+    url, _ = supervised
+    _, ids = tournament(url)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    here = socket.gethostname()
+    with db.transaction(url) as connection:
+        claim_matches(connection, ids[:1], f"{here}:{ended.pid}", 5, lease_seconds=20)
+        claim_matches(connection, ids[1:2], f"elsewhere:{ended.pid}", 5, lease_seconds=20)
+    with db.transaction(url) as connection:
+        taken = claim_matches(connection, ids[:2], f"{here}:{1 << 30}", 5, lease_seconds=20)
+    assert [spec.id for spec in taken] == ids[:1]
+
+
 def test_one_supervisor_leads_and_hands_over_when_stopped(supervised, queue_name):
     url, _ = supervised
     first, second = supervisor(queue_name, url, "first"), supervisor(queue_name, url, "second")

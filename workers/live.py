@@ -1,0 +1,57 @@
+"""Live matches: hundreds of external-bot matches per worker process, on one event loop.
+
+A match with an external bot spends nearly all its time waiting for the bot's next move, yet
+on the prefork pool it holds a whole process from its first move to its last: a thousand
+live matches would need a thousand processes. With ``ARENA_LIVE_QUEUE`` set, such matches
+(and paced house bots) travel on that queue instead, and ``arena worker --live`` consumes it
+with Celery's thread pool: each of its ``ARENA_LIVE_MATCHES`` threads carries one task,
+claims, leases and records through the store exactly as any task does, and hands the match
+itself to the process's one event loop, where every match's moves interleave. House-bot
+batches keep the prefork workers and their CPU.
+
+Why the thread pool and a loop rather than gevent or eventlet: no monkey-patching of the
+database drivers, and each task keeps Celery's own acknowledgement, retry and shutdown rules.
+The thread pool has no time limits; a live match is bounded by its clock instead (move time
+and time bank per seat), and its lease covers a worker that dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from arena.referee import Clock, MatchResult, Player
+from arena.referee.match import run_match
+from arena.tournaments import play
+
+
+class EventLoopThread:
+    """An asyncio loop running for ever in a thread of its own."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="arena-live-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Any) -> Any:
+        """Run ``coroutine`` on the loop; block this (task) thread until it is done."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+
+_shared: list[EventLoopThread] = []
+
+
+def install() -> EventLoopThread:
+    """Make this process play every match on one shared event loop (``arena worker --live``)."""
+    if not _shared:
+        _shared.append(EventLoopThread())
+        play.set_match_runner(play_on_loop)
+    return _shared[0]
+
+
+def play_on_loop(game: str, players: Sequence[Player], seed: int, options: dict[str, Any] | None = None,
+                 clock: Clock | None = None, match_id: str = "") -> MatchResult:
+    """``arena.referee.play_match``, but on the process's shared loop."""
+    return _shared[0].run(run_match(game, players, seed, options, clock, match_id))
