@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from arena import games
 from arena.games import house
+from arena.games.search import SearchBot
 
 
 class Disconnected(Exception):
@@ -97,6 +98,13 @@ class HousePlayer:
     async def act(self, turn: Turn) -> str:
         if self.think > 0:
             await asyncio.sleep(self.think)
+        if isinstance(self._bot, SearchBot):
+            # A searching bot spends its whole budget per move: off the loop, so that the
+            # other matches a live worker plays on that loop go on meanwhile.
+            return await asyncio.to_thread(self._decide, turn)
+        return self._decide(turn)
+
+    def _decide(self, turn: Turn) -> str:
         sample = turn.sample
         if sample is None:
             return house.decide(self._bot, turn.observation, turn.legal_actions)
