@@ -1,0 +1,440 @@
+"""Load test of live bots at scale ("Live bots at scale"): real processes, one private Redis.
+
+K fleet processes (``python -m bots.fleet``, asyncio SDK) host B random bots in all, half on
+each of two ``arena serve`` gateways; one ``arena worker --live`` plays the external matches
+(many at once on one event loop), one prefork ``arena worker`` the house-bot batches. The
+schedule is one small tournament per pair of bots (one bot of each gateway: every match
+crosses gateways) over three short games (crazy_eights, bastard_brag, card_trip_europe: 40-60
+moves), both seatings, ``BENCH_LOAD_REPETITIONS`` times, plus one house-bot tournament, all
+sent at once: how many matches are in flight is then bounded by the live worker's concurrency
+(``BENCH_LOAD_MATCHES``) and the matches one bot plays at once (``BENCH_LOAD_PER_BOT``).
+
+Reports matches/s, the move round trip under load (``Decision.ms`` of every external decision
+in the stored transcripts: turn sent until the move is back, as the referee measures it), the
+memory (VmRSS) of the fleets per bot, of the gateways per connected bot and of the live worker
+per match in flight, the peak of matches in flight (match rows 'running', and matches whose
+seats both hold a slot in the mailbox: really playing), Redis clients and live worker threads,
+and strikes, timeouts and forfeits (a WARNING line if any: bots answer at once, so any is the
+platform's; the bench itself does not fail on a loaded machine).
+
+Sizes: ``BENCH_LOAD_BOTS`` (500), ``BENCH_LOAD_MATCHES`` (live worker concurrency, 1100: the
+target is 1000 in flight), ``BENCH_LOAD_FLEETS`` (4), ``BENCH_LOAD_PER_BOT`` (8),
+``BENCH_LOAD_REPETITIONS`` (1), ``BENCH_LOAD_MOVE_TIME`` (seconds, 30), ``BENCH_LOAD_QUICK=1``
+(60 bots, 150 matches at once). Never uses the shared Redis: always a redis-server of its own.
+
+``python -m bench load``
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ARENA = str(ROOT / ".venv/bin/arena")
+GAMES = ["crazy_eights", "bastard_brag", "card_trip_europe"]
+HOUSE = ["random", "random-2", "random-3", "random-4"]
+
+
+def _services():
+    sys.path.insert(0, str(ROOT))
+    from tests.platform import services
+
+    return services
+
+
+def percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    """(p50, p99) of ``samples``, nearest rank; NaN of none."""
+    if not samples:
+        return float("nan"), float("nan")
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return pick(0.50), pick(0.99)
+
+
+# --- processes -----------------------------------------------------------------------------
+
+
+def status_field(pid: int, field: str) -> int:
+    """An integer field of /proc/PID/status (VmRSS in kB, Threads); 0 when the process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (a prefork worker's children, a launcher's exec)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{current}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    todo += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the process tree of ``pid``, MB."""
+    return sum(status_field(p, "VmRSS") for p in tree(pid)) / 1024
+
+
+class Processes:
+    """Subprocesses in sessions of their own, logs in one directory; all killed by ``stop``."""
+
+    def __init__(self, directory: Path, env: dict[str, str]) -> None:
+        self.directory, self.env = directory, env
+        self.running: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, argv: list[str], extra: dict[str, str] | None = None) -> subprocess.Popen:
+        log = (self.directory / f"{name}.log").open("ab")
+        process = subprocess.Popen(argv, cwd=ROOT, env=self.env | (extra or {}), stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        self.running[name] = process
+        return process
+
+    def check(self) -> None:
+        for name, process in self.running.items():
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited with {process.returncode}; its log: {self.log(name)}")
+
+    def log(self, name: str) -> Path:
+        return self.directory / f"{name}.log"
+
+    def stop(self) -> None:
+        for process in self.running.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, 15)
+        deadline = time.monotonic() + 20
+        for process in self.running.values():
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, 9)
+                process.wait(5)
+
+
+@contextlib.contextmanager
+def own_redis(directory: Path, maxclients: int) -> Iterator[str]:
+    """A redis-server of our own (never the shared one), with room for every blocked client."""
+    services = _services()
+    port = services.free_port()
+    process = subprocess.Popen(
+        [services.redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(directory), "--maxclients", str(maxclients)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not services.redis_answers("127.0.0.1", port):
+            if time.monotonic() > deadline:
+                raise RuntimeError("private redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.kill()
+        process.wait(5)
+
+
+# --- the load ------------------------------------------------------------------------------
+
+
+class Sizes:
+    def __init__(self) -> None:
+        quick = os.environ.get("BENCH_LOAD_QUICK") == "1"
+        get = lambda name, full, small: int(os.environ.get(name, small if quick else full))  # noqa: E731
+        self.bots = get("BENCH_LOAD_BOTS", 500, 60)
+        self.bots -= self.bots % 2
+        self.live = get("BENCH_LOAD_MATCHES", 1100, 150)
+        self.fleets = max(2, get("BENCH_LOAD_FLEETS", 4, 2))
+        self.per_bot = get("BENCH_LOAD_PER_BOT", 8, 8)
+        self.repetitions = get("BENCH_LOAD_REPETITIONS", 1, 1)
+        self.move_time = float(os.environ.get("BENCH_LOAD_MOVE_TIME", "30"))
+
+
+def register(addresses: list[str], count: int) -> list[tuple[int, str, str]]:
+    """``count`` bots registered over gRPC, alternately on each gateway (one store):
+    (gateway index, name, token)."""
+    import grpc
+
+    from arena.v1 import arena_pb2, arena_pb2_grpc
+
+    run = uuid.uuid4().hex[:6]
+    bots = []
+    for n, address in enumerate(addresses):
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            for i in range(n, count, len(addresses)):
+                name = f"load-{run}-{i}"
+                bots.append((n, name, stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name)).token))
+    return bots
+
+
+def wait(condition: Any, timeout: float, what: str, processes: Processes, poll: float = 0.5) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        processes.check()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not after {timeout:.0f} s")
+        time.sleep(poll)
+
+
+def schedule(url: str, names: list[list[str]], sizes: Sizes) -> tuple[list[int], list[int]]:
+    """One tournament per pair (a bot of each gateway), and one of house bots; all their
+    match ids, and the tournament ids."""
+    from arena.store import db
+    from arena.tournaments import create_tournament, pending_match_ids
+
+    tournaments = []
+    with db.transaction(url) as connection:
+        for n, pair in enumerate(zip(names[0], names[1], strict=False)):
+            tournaments.append(create_tournament(connection, GAMES, list(pair), sizes=[2],
+                                                 repetitions=sizes.repetitions, seed=1000 + n,
+                                                 move_time=sizes.move_time, time_bank=2 * sizes.move_time))
+        tournaments.append(create_tournament(connection, GAMES, HOUSE, sizes=[2], repetitions=2, seed=7))
+    ids: list[int] = []
+    with db.read(url) as connection:
+        for tid in tournaments:
+            ids += pending_match_ids(connection, tid)
+    return ids, tournaments
+
+
+class Sampler(threading.Thread):
+    """Samples matches in flight, memory, threads and Redis clients every ``every`` seconds."""
+
+    def __init__(self, url: str, redis_url: str, prefix: str, pids: dict[str, list[int]], every: float = 1.0):
+        super().__init__(daemon=True, name="bench-load-sampler")
+        import redis
+
+        self.url, self.prefix, self.pids, self.every = url, prefix, pids, every
+        self.redis = redis.Redis.from_url(redis_url, decode_responses=True)
+        self.samples: list[dict[str, float]] = []
+        self.halt = threading.Event()
+        self.error: BaseException | None = None
+
+    def sample(self) -> dict[str, float]:
+        import sqlalchemy as sa
+
+        from arena.store import db
+
+        with db.read(self.url) as connection:
+            counts = dict(connection.execute(sa.text("SELECT status, count(*) FROM match GROUP BY status")).all())
+        seats = sum(self.redis.zcard(key) for key in self.redis.scan_iter(f"{self.prefix}live:*", count=1000))
+        row: dict[str, float] = {"t": time.monotonic(), "running": counts.get("running", 0),
+                                 "done": counts.get("done", 0), "failed": counts.get("failed", 0),
+                                 "playing": seats / 2,
+                                 "redis_clients": int(self.redis.info("clients")["connected_clients"])}
+        for role, pids in self.pids.items():
+            row[f"rss_{role}"] = sum(rss_mb(p) for p in pids)
+        row["live_threads"] = sum(status_field(p, "Threads") for p in self.pids["live"])
+        return row
+
+    def run(self) -> None:
+        while not self.halt.is_set():
+            try:
+                self.samples.append(self.sample())
+            except Exception as error:  # noqa: BLE001 - reported after the run, sampling goes on
+                self.error = error
+            self.halt.wait(self.every)
+
+    def peak(self, key: str) -> dict[str, float]:
+        return max(self.samples, key=lambda s: s[key]) if self.samples else {}
+
+
+def outcomes(url: str, ids: list[int]) -> dict[str, Any]:
+    """Decision times of external seats, strike and forfeit counts, unfinished matches."""
+    import sqlalchemy as sa
+
+    from arena.store import db
+
+    times: list[float] = []
+    codes: dict[str, int] = {}
+    with db.read(url) as connection:
+        house = set(connection.execute(sa.text("SELECT id FROM bot WHERE kind = 'house'")).scalars())
+        for chunk in range(0, len(ids), 500):
+            rows = connection.execute(sa.text(
+                "SELECT m.seating, t.data FROM transcript t JOIN match m ON m.id = t.match_id "
+                "WHERE t.match_id = ANY(:ids)"), {"ids": ids[chunk:chunk + 500]}).all()
+            for seating, data in rows:
+                for _turn, seat, _action, ms, code in data["decisions"]:
+                    if seating[seat] in house:
+                        continue
+                    codes[code] = codes.get(code, 0) + 1
+                    if code == "ok":
+                        times.append(ms)
+        seats = connection.execute(sa.text(
+            "SELECT coalesce(sum(strikes), 0), count(*) FILTER (WHERE forfeited) FROM match_seat "
+            "WHERE match_id = ANY(:ids)"), {"ids": ids}).one()
+        states = dict(connection.execute(sa.text(
+            "SELECT status, count(*) FROM match WHERE id = ANY(:ids) GROUP BY status"), {"ids": ids}).all())
+        errors = list(connection.execute(sa.text(
+            "SELECT error FROM match WHERE id = ANY(:ids) AND error IS NOT NULL LIMIT 3"), {"ids": ids}).scalars())
+    return {"times": times, "codes": codes, "strikes": seats[0], "forfeits": seats[1], "states": states,
+            "errors": errors}
+
+
+def finished(url: str, ids: list[int]) -> bool:
+    import sqlalchemy as sa
+
+    from arena.store import db
+
+    with db.read(url) as connection:
+        return not connection.execute(sa.text(
+            "SELECT count(*) FROM match WHERE id = ANY(:ids) AND status IN ('scheduled', 'running')"),
+            {"ids": ids}).scalar_one()
+
+
+def run(sizes: Sizes) -> None:
+    from arena.store import db
+
+    services = _services()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {sizes.bots} bots in {sizes.fleets} "
+          f"fleet processes, 2 gateways, live worker concurrency {sizes.live}, {sizes.per_bot} matches per bot at "
+          f"once, move time {sizes.move_time:g} s", flush=True)
+    with contextlib.ExitStack() as stack:
+        directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-bench-load-")))
+        redis = stack.enter_context(own_redis(directory, maxclients=max(10_000, 4 * (sizes.live + sizes.bots))))
+        pg = stack.enter_context(_bench_platform().scratch_postgres())
+        queue = f"arena-load-{uuid.uuid4().hex[:8]}"
+        env = dict(os.environ) | {
+            "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": pg, "ARENA_REDIS_URL": redis, "ARENA_QUEUE": queue,
+            "ARENA_LIVE_QUEUE": f"{queue}.live", "ARENA_MAILBOX_PREFIX": f"load:{uuid.uuid4().hex[:8]}:",
+            "ARENA_GATEWAY_METRICS_PORT": "0", "ARENA_METRICS_PORT": "0",
+            "ARENA_MAX_MATCHES_PER_BOT": str(sizes.per_bot), "ARENA_MAX_TOURNAMENT_MATCHES": "1000000",
+        }
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        os.environ.update({k: env[k] for k in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL", "ARENA_QUEUE",
+                                                "ARENA_LIVE_QUEUE", "ARENA_MAILBOX_PREFIX",
+                                                "ARENA_MAX_TOURNAMENT_MATCHES")})
+        db.engine(pg)  # the schema
+        processes = Processes(directory, env)
+        stack.callback(processes.stop)
+        addresses = [f"127.0.0.1:{services.free_port()}" for _ in range(2)]
+        gateways = [processes.start(f"serve{n}", [ARENA, "serve"], {"ARENA_GRPC_ADDRESS": a})
+                    for n, a in enumerate(addresses)]
+        started = time.perf_counter()
+        bots = register(addresses, sizes.bots)
+        print(f"registered {len(bots)} bots in {time.perf_counter() - started:.1f} s", flush=True)
+        fleets = []
+        for k in range(sizes.fleets):
+            gateway = k % 2
+            mine = [b for b in bots if b[0] == gateway][k // 2::(sizes.fleets + 1 - gateway) // 2]
+            file = directory / f"tokens{k}"
+            file.write_text("".join(f"{name} {token}\n" for _, name, token in mine))
+            file.chmod(0o600)
+            fleets.append((len(mine), processes.start(
+                f"fleet{k}", [sys.executable, "-m", "bots.fleet", "--tokens-file", str(file), "--address",
+                              addresses[gateway], "--max-matches", str(sizes.per_bot), "--seed", str(100 * k)])))
+        assert sum(n for n, _ in fleets) == len(bots), "every bot in one fleet"
+        live = processes.start("live", [ARENA, "worker", "--live", "--concurrency", str(sizes.live)])
+        house = processes.start("worker", [ARENA, "worker", "--concurrency", "1"])
+
+        import sqlalchemy as sa
+
+        with db.read(pg) as connection:
+            ids = {name: i for i, name in connection.execute(sa.text("SELECT id, name FROM bot")).all()}
+        bot_ids = [ids[name] for _, name, _ in bots]
+        from arena.referee import external
+
+        started = time.perf_counter()
+        try:
+            wait(lambda: external.wait_connected(bot_ids, timeout=0.5), 180, f"{len(bots)} bots to connect",
+                 processes)
+        finally:
+            external.forget()
+        connect_s = time.perf_counter() - started
+        idle = {"fleets": sum(rss_mb(p.pid) for _, p in fleets), "gateways": sum(rss_mb(p.pid) for p in gateways),
+                "live": rss_mb(live.pid)}
+        print(f"connected {len(bots)} bots in {connect_s:.1f} s; idle RSS: fleets {idle['fleets']:.0f} MB "
+              f"({1024 * idle['fleets'] / len(bots):.0f} kB/bot), gateways {idle['gateways']:.0f} MB "
+              f"({1024 * idle['gateways'] / len(bots):.0f} kB/bot), live worker {idle['live']:.0f} MB", flush=True)
+
+        names = [[name for g, name, _ in bots if g == n] for n in range(2)]
+        ids_, _ = schedule(pg, names, sizes)
+        sampler = Sampler(pg, redis, env["ARENA_MAILBOX_PREFIX"], {
+            "fleets": [p.pid for _, p in fleets], "gateways": [p.pid for p in gateways], "live": [live.pid],
+            "house": [house.pid]})
+        sampler.start()
+        from workers.dispatch import dispatch
+
+        started = time.perf_counter()
+        tasks = dispatch(ids_)
+        print(f"sent {len(ids_)} matches ({tasks} tasks) in {time.perf_counter() - started:.1f} s", flush=True)
+        try:
+            wait(lambda: finished(pg, ids_), 900, "the matches to finish", processes, poll=1.0)
+        finally:
+            elapsed = time.perf_counter() - started
+            sampler.halt.set()
+            sampler.join(10)
+        report(sizes, pg, ids_, elapsed, sampler, len(bots), processes)
+
+
+def _bench_platform():
+    from bench import bench_platform
+
+    return bench_platform
+
+
+def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Sampler, bots: int,
+           processes: Processes) -> None:
+    found = outcomes(url, ids)
+    done = found["states"].get("done", 0)
+    p50, p99 = percentiles(found["times"])
+    running, playing = sampler.peak("running"), sampler.peak("playing")
+    # The steady rate: from 10 % of the matches done to 90 %, past the start and the tail.
+    middle = [s for s in sampler.samples if 0.1 * len(ids) <= s["done"] <= 0.9 * len(ids)]
+    window = (middle[-1]["done"] - middle[0]["done"]) / (middle[-1]["t"] - middle[0]["t"]) if len(middle) > 1 and \
+        middle[-1]["t"] > middle[0]["t"] else float("nan")
+    print(f"matches: {len(ids)} sent, {done} done, other states {({k: v for k, v in found['states'].items() if k != 'done'})}"
+          f" in {elapsed:.1f} s = {done / elapsed:.1f} matches/s overall, {window:.1f} matches/s from 10 % to 90 % done")
+    print(f"peak in flight: {running.get('running', 0):.0f} matches running (store), "
+          f"{playing.get('playing', 0):.0f} with both seats in play (mailbox)")
+    print(f"move round trip under load (referee's Decision.ms, {len(found['times'])} external decisions): "
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    peak_rss = {role: max((s.get(f"rss_{role}", 0) for s in sampler.samples), default=0)
+                for role in ("fleets", "gateways", "live", "house")}
+    at_peak = running.get("running", 0) or 1
+    print(f"memory (peak RSS): fleets {peak_rss['fleets']:.0f} MB = {1024 * peak_rss['fleets'] / bots:.0f} kB/bot; "
+          f"gateways {peak_rss['gateways']:.0f} MB = {1024 * peak_rss['gateways'] / bots:.0f} kB/connected bot; "
+          f"live worker {peak_rss['live']:.0f} MB = {1024 * running.get('rss_live', 0) / at_peak:.0f} kB/match in "
+          f"flight (at the peak); prefork worker {peak_rss['house']:.0f} MB")
+    print(f"live worker threads (peak) {max((s['live_threads'] for s in sampler.samples), default=0):.0f}; "
+          f"Redis clients (peak) {max((s['redis_clients'] for s in sampler.samples), default=0):.0f}")
+    codes = {k: v for k, v in found["codes"].items() if k != "ok"}
+    print(f"strikes {found['strikes']}, forfeits {found['forfeits']}, decision codes other than ok: {codes or 'none'}")
+    if found["strikes"] or found["forfeits"] or codes or done < len(ids):
+        print(f"WARNING: {found['strikes']} strikes, {found['forfeits']} forfeits, {codes} and "
+              f"{len(ids) - done} matches not done, for bots that answer at once: the platform fell behind "
+              f"(errors: {found['errors']}; logs in {processes.directory} are gone after the run)")
+    if sampler.error is not None:
+        print(f"(sampling failed at least once: {sampler.error!r})")
+    for name in processes.running:
+        text = processes.log(name).read_text(errors="replace")
+        if "Traceback" in text:
+            tail = text[text.rfind("Traceback"):][:1500]
+            print(f"WARNING: {name} logged a traceback; the last:\n{tail}")
+
+
+def main() -> None:
+    run(Sizes())
+
+
+if __name__ == "__main__":
+    main()
