@@ -125,7 +125,9 @@ def test_two_workers_rating_the_same_bots_give_the_sequential_result(cluster, wo
 
 def test_worker_sigkilled_mid_match_loses_and_doubles_nothing(cluster, workers):
     url = cluster["ARENA_DATABASE_URL"]
-    env = cluster | {"ARENA_VISIBILITY_TIMEOUT": "2"}
+    # The visibility timeout stays at its hour: the dead worker's lease lapses and the new
+    # worker's supervisor sends the match again.
+    env = cluster | {"ARENA_LEASE_SECONDS": "4", "ARENA_SUPERVISOR_SECONDS": "1"}
     with db.transaction(url) as connection:
         for name in ("paced-a", "paced-b"):
             ensure_house_bot(connection, name, "random", think=0.04)
@@ -188,10 +190,10 @@ def test_redis_killed_and_restarted_mid_tournament(pg_url, tmp_path, queue_name,
     server = RedisServer(tmp_path)
     server.start()
     try:
-        # A short visibility timeout redelivers often on a loaded machine: allow many attempts
-        # so that no match is given up as poison, which is not what this test is about.
+        # The visibility timeout stays at its hour: tasks caught in flight come back through
+        # the supervisor (short lease and sweep here, for a quick test).
         env = {"ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": server.url, "ARENA_QUEUE": queue_name,
-               "ARENA_BATCH_SIZE": "1", "ARENA_VISIBILITY_TIMEOUT": "3", "ARENA_MAX_ATTEMPTS": "50"}
+               "ARENA_BATCH_SIZE": "1", "ARENA_LEASE_SECONDS": "4", "ARENA_SUPERVISOR_SECONDS": "1"}
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         db.engine(pg_url)
@@ -204,9 +206,8 @@ def test_redis_killed_and_restarted_mid_tournament(pg_url, tmp_path, queue_name,
         wait_until(lambda: counts(pg_url)[0] >= 1, what="a first recorded match")
         server.kill()
         server.start()
-        # The workers' reconnection backs off (seconds growing to tens of seconds) and the tasks in
-        # flight come back through redelivery: on a loaded 2-core machine this has needed more
-        # than 150 s, so the bound is generous; a lost task would still fail it.
+        # The workers' reconnection backs off (seconds growing to tens of seconds): on a loaded
+        # 2-core machine the bound is generous; a lost task would still fail it.
         wait_until(lambda: finished(pg_url, tid), timeout=300, what="the tournament to complete after the restart")
         assert counts(pg_url) == (len(ids), 0, 2 * len(ids))
         assert ratings_table(pg_url) == replayed(pg_url)
