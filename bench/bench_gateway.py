@@ -9,7 +9,10 @@
    SDK bot process (``bots.random_bot``) in one seat: embedded (``LocalMailbox``) and
    distributed (``RedisMailbox``).
 
-Goals (issue 4): distributed p50 <= 1.2 x (gRPC + Redis); embedded p50 <= 1.2 x gRPC.
+Goals ("Live bots at scale"): embedded p50 <= 1.5 x gRPC (stretch 1.2 x); distributed p50 <=
+1.3 x (gRPC + Redis) (stretch 1.1 x); the round robin with two SDK bots >= 0.8 x the matches/s of
+the all-house one. On a shared machine compare the ratios of one run, and the CPU per move (this
+process: runner and gateway; the bot's process), which scheduling noise moves much less.
 
 ``python -m bench gateway``; the raw client is ``python -m bench.bench_gateway --pong ADDRESS``.
 """
@@ -162,6 +165,20 @@ async def _authenticate(token: str) -> BotIdentity | None:
     return BOT if token == TOKEN else None
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds used so far by this process (all its threads) and by process ``pid``
+    (from ``/proc``; NaN where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        other = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    except (OSError, ValueError, IndexError):
+        other = float("nan")
+    return time.process_time(), other
+
+
+CPU: dict[str, tuple[float, float]] = {}  # mailbox class -> ms of CPU per bot move (here, in the bot)
+
+
 def move_trips(mailbox: Mailbox) -> list[float]:
     """Matches against an SDK bot process until ``MOVES`` of its decisions are timed."""
     gateway = Gateway(mailbox, _authenticate)
@@ -174,7 +191,11 @@ def move_trips(mailbox: Mailbox) -> list[float]:
             if time.monotonic() > deadline or bot.poll() is not None:
                 raise RuntimeError("the SDK bot never connected")
             time.sleep(0.05)
+        before = cpu_seconds(bot.pid)  # the bot's start-up is not a move's
         samples = asyncio.run(_play_until(mailbox, MOVES + WARMUP))
+        after = cpu_seconds(bot.pid)
+        CPU[type(mailbox).__name__] = tuple((b - a) * 1000 / len(samples)  # type: ignore[assignment]
+                                            for a, b in zip(before, after, strict=True))
     finally:
         bot.terminate()
         bot.wait(10)
@@ -198,13 +219,17 @@ async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
     return samples
 
 
-def report(name: str, samples: Sequence[float], floor: float | None = None, floor_name: str = "") -> float:
+def report(name: str, samples: Sequence[float], floor: float | None = None, floor_name: str = "",
+           goal: float = 1.0, stretch: float = 1.0, cpu: tuple[float, float] | None = None) -> float:
     p50, p99 = percentiles(samples)
     line = f"{name:<34} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   n={len(samples)}"
     if floor is not None:
-        goal = 1.2 * floor
-        verdict = "met" if p50 <= goal else "MISSED"
-        line += f"\n{'':<34} p50 / ({floor_name}) = {p50 / floor:.2f} (goal <= 1.20, {goal:.3f} ms): {verdict}"
+        ratio = p50 / floor
+        verdict = "stretch met" if ratio <= stretch else "met" if ratio <= goal else "MISSED"
+        line += (f"\n{'':<34} p50 / ({floor_name}) = {ratio:.2f} (goal <= {goal:.2f}, stretch <= {stretch:.2f}):"
+                 f" {verdict}")
+    if cpu is not None:
+        line += f"\n{'':<34} CPU per move: {cpu[0]:.3f} ms here (runner + gateway), {cpu[1]:.3f} ms in the bot"
     print(line, flush=True)
     return p50
 
@@ -266,17 +291,20 @@ def main() -> None:
     house, wire = tournament_rates()
     print(f"tournament, 4 house bots (baseline)     {house:8.1f} matches/s")
     print(f"tournament, 2 SDK bots + 2 house bots   {wire:8.1f} matches/s  = {wire / house:.2f}x the baseline "
-          "(embedded; every decision of an SDK bot crosses the gateway)")
+          f"(goal >= 0.80: {'met' if wire / house >= 0.8 else 'MISSED'}; embedded; every decision of an SDK bot "
+          "crosses the gateway)")
     grpc_p50 = report("gRPC bidi ping-pong (floor)", grpc_floor())
     redis_p50 = None
     if redis_reachable():
         redis_p50 = report("Redis list there-and-back (floor)", asyncio.run(redis_trips()))
     else:
         print(f"Redis floor and distributed round trip skipped: no Redis at {REDIS_URL}")
-    report("move RT embedded (LocalMailbox)", move_trips(LocalMailbox()), grpc_p50, "gRPC")
+    report("move RT embedded (LocalMailbox)", move_trips(LocalMailbox()), grpc_p50, "gRPC", 1.5, 1.2,
+           CPU.get("LocalMailbox"))
     if redis_p50 is not None:
         mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
-        report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis")
+        report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis",
+               1.3, 1.1, CPU.get("RedisMailbox"))
 
 
 if __name__ == "__main__":

@@ -22,11 +22,23 @@ from .remote import MatchInfo, RemotePlayer
 
 _lock = threading.Lock()
 _mailboxes: dict[str, Mailbox] = {}
+_urls: dict[tuple[str | None, str | None], str] = {}  # (ARENA_REDIS_URL, ARENA_CONFIG) -> Redis URL
+
+
+def _redis_url() -> str:
+    """``settings().redis_url``, read once for each value of the variables it comes from:
+    reading and validating every setting costs milliseconds, and a match asks once per
+    external seat."""
+    key = (os.environ.get("ARENA_REDIS_URL"), os.environ.get("ARENA_CONFIG"))
+    url = _urls.get(key)
+    if url is None:
+        url = _urls[key] = settings().redis_url or ""
+    return url
 
 
 def mailbox() -> Mailbox:
     """The process's mailbox for the current settings (one per Redis URL, or the local one)."""
-    url = settings().redis_url or ""
+    url = _redis_url()
     with _lock:
         box = _mailboxes.get(url)
         if box is None:
@@ -39,6 +51,7 @@ def forget() -> None:
     """Drop this process's mailboxes (a test starting a fresh arena in the same process)."""
     with _lock:
         _mailboxes.clear()
+        _urls.clear()
 
 
 def grace_seconds() -> float:
