@@ -1,7 +1,9 @@
 """Deployment files: the Prometheus config passes ``promtool check config``, the dashboard
 is valid JSON on metrics the arena exports, ``arena db`` migrates, and the compose file is
-safe on a machine the internet can reach: only gRPC and Grafana published, every secret from
-the environment with no default, Redis refusing clients without its password."""
+safe on a machine the internet can reach: only gRPC (on the load balancer) and Grafana
+published, every secret from the environment with no default, Redis refusing clients without
+its password. The live worker and the referees' load balancer: every arena service on the
+live queue, the balancer passing TCP through to every referee, all of them scraped."""
 
 from __future__ import annotations
 
@@ -124,13 +126,16 @@ def test_db_upgrade_and_current(sqlite_url, monkeypatch, capsys):
 
 def test_compose_publishes_only_grpc_and_grafana():
     services = compose_file(SECRETS)["services"]
-    public = {("referee", "50051"), ("grafana", "3000")}
+    public = {("grpc-lb", "50051"), ("grafana", "3000")}
     for name, service in services.items():
         for host, port in published(service):
             # Prometheus has no login of its own: this machine only, if at all.
             allowed = (name, port) in public or (name == "prometheus" and loopback(host))
             assert allowed, f"{name} publishes {host}:{port} on the host"
-    assert ("0.0.0.0", "50051") in published(services["referee"]), "bots must still reach the gRPC port"
+    assert ("0.0.0.0", "50051") in published(services["grpc-lb"]), "bots must still reach the gRPC port"
+    # The referees are reached through the load balancer only (and a published port would
+    # clash between replicas).
+    assert not published(services["referee"])
     assert not published(services["redis"]) and not published(services["postgres"])
 
 
@@ -237,3 +242,164 @@ def test_env_example_names_every_variable_compose_requires_and_holds_no_secret()
     assert all(value == "" for value in example.values()), example
     ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "deploy/.env"], timeout=10)
     assert ignored.returncode == 0, "deploy/.env (real secrets) must be ignored by git"
+
+
+# The live worker and the referees behind one load balancer
+
+
+def arena_services(services: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The services that run the arena's image (built from deploy/Dockerfile)."""
+    return {name: service for name, service in services.items() if "build" in service}
+
+
+def replicas(service: dict[str, Any]) -> int:
+    return int(service.get("deploy", {}).get("replicas", 1))
+
+
+def command_args(service: dict[str, Any]) -> Any:
+    from arena.cli import build_parser
+
+    command = service["command"]
+    assert command[0] == "arena", command
+    return build_parser().parse_args(command[1:])  # exits (fails) on an option arena lacks
+
+
+def test_compose_runs_a_live_worker_on_the_live_queue_of_every_arena_service():
+    services = compose_file(SECRETS)["services"]
+    live = services["live-worker"]
+    args = command_args(live)
+    assert live["command"][1] == "worker" and args.live is True
+    assert args.concurrency is None, "its matches at once come from ARENA_LIVE_MATCHES, shared by all"
+    assert "--live" not in services["worker"]["command"], "house-bot batches stay on the prefork workers"
+    queues = set()
+    for name, service in arena_services(services).items():
+        env = environment(service)
+        # Every service agrees: the dispatcher (any CLI or referee) sends live matches there,
+        # the live worker consumes it, and every supervisor sweeps it.
+        assert env.get("ARENA_LIVE_QUEUE"), f"{name}: ARENA_LIVE_QUEUE unset"
+        assert env["ARENA_LIVE_QUEUE"] != env["ARENA_QUEUE"], name
+        queues.add((env["ARENA_QUEUE"], env["ARENA_LIVE_QUEUE"]))
+    assert len(queues) == 1, queues
+    env = environment(live)
+    assert int(env["ARENA_LIVE_MATCHES"]) >= 100
+    assert env["ARENA_METRICS_PORT"] == environment(services["worker"])["ARENA_METRICS_PORT"]
+    assert env["ARENA_METRICS_ADDRESS"] == "0.0.0.0"
+    assert live["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    # Warm shutdown of hundreds of matches: longer than a prefork worker's, up to the longest match.
+    grace = int(live["stop_grace_period"].rstrip("s"))
+    assert grace >= int(env["ARENA_TASK_TIME_LIMIT"])
+    assert int(live["ulimits"]["nofile"]["soft"]) > int(env["ARENA_LIVE_MATCHES"]) * 2
+
+
+def test_redis_admits_the_live_matches_of_the_live_worker():
+    services = compose_file(SECRETS)["services"]
+    command = services["redis"]["command"]
+    maxclients = int(command[command.index("--maxclients") + 1])
+    # One connection per live match waiting for a move, plus a few per arena process.
+    live = sum(replicas(s) * int(environment(s)["ARENA_LIVE_MATCHES"]) for name, s in services.items()
+               if name == "live-worker")
+    assert live + 100 <= maxclients
+    assert int(services["redis"]["ulimits"]["nofile"]["soft"]) > maxclients + 32
+
+
+def haproxy_config() -> dict[str, list[list[str]]]:
+    """``deploy/haproxy.cfg`` as {section header: its lines split into words}, comments dropped."""
+    sections: dict[str, list[list[str]]] = {}
+    current: list[list[str]] = []
+    for raw in (DEPLOY / "haproxy.cfg").read_text().splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not raw[0].isspace():
+            current = sections.setdefault(line.strip(), [])
+        else:
+            current.append(line.split())
+    return sections
+
+
+def test_the_load_balancer_passes_tcp_through_to_every_referee():
+    services = compose_file(SECRETS)["services"]
+    balancer, referee = services["grpc-lb"], services["referee"]
+    assert "build" not in balancer and balancer["image"].startswith("haproxy:")
+    assert "./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in balancer["volumes"]
+    assert replicas(referee) == 2 and "container_name" not in referee
+    assert "referee" in balancer["depends_on"]
+    grpc_port = environment(referee)["ARENA_GRPC_ADDRESS"].rsplit(":", 1)[1]
+
+    config = haproxy_config()
+    # TCP mode everywhere: TLS and HTTP/2 streams go through untouched.
+    assert ["mode", "tcp"] in config["defaults"]
+    assert not [line for lines in config.values() for line in lines if line[:2] == ["mode", "http"]]
+    (frontend,) = [name for name in config if name.startswith("frontend ")]
+    (bind,) = [line for line in config[frontend] if line[0] == "bind"]
+    assert bind[1].rsplit(":", 1)[1] == "50051" and len(bind) == 2, "no TLS or ALPN ending at the balancer"
+    (backend_name,) = [line[1] for line in config[frontend] if line[0] == "default_backend"]
+    backend = config[f"backend {backend_name}"]
+    # Every referee replica, found through compose's DNS, on its gRPC port, health-checked there.
+    (template,) = [line for line in backend if line[0] == "server-template"]
+    assert template[3] == f"referee:{grpc_port}"
+    assert int(template[2]) >= replicas(referee)
+    (defaults,) = [line for line in backend if line[0] == "default-server"]
+    assert "check" in defaults and "resolvers" in defaults
+    assert "port" not in defaults and "addr" not in defaults, "the check must reach the gRPC port itself"
+    assert defaults[defaults.index("init-addr") + 1] == "none", "start even while a referee is down"
+    (resolvers,) = [name for name in config if name.startswith("resolvers ")]
+    assert defaults[defaults.index("resolvers") + 1] == resolvers.split()[1]
+    assert ["nameserver", "compose", "127.0.0.11:53"] in config[resolvers]
+    assert ["balance", "leastconn"] in backend, "long-lived streams: the referee with the fewest"
+    # Bot streams idle between matches: the referee's keepalive (20 s) must fit in the timeouts.
+    timeouts = {line[1]: line[2] for line in config["defaults"] if line[0] == "timeout"}
+    for side in ("client", "server"):
+        assert timeouts[side].endswith("m") and int(timeouts[side][:-1]) >= 1, timeouts
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy not installed (Debian package 'haproxy')")
+def test_haproxy_config_is_valid(tmp_path):
+    done = subprocess.run(["haproxy", "-c", "-f", str(DEPLOY / "haproxy.cfg")], capture_output=True, text=True,
+                          timeout=30, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_prometheus_scrapes_every_worker_live_worker_and_referee():
+    yaml = pytest.importorskip("yaml")
+    services = compose_file(SECRETS)["services"]
+    config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
+    scraped = {(name, str(sd["port"])) for job in config["scrape_configs"] for sd in job.get("dns_sd_configs", [])
+               for name in sd["names"]}
+    for name in ("worker", "live-worker"):
+        assert (name, environment(services[name])["ARENA_METRICS_PORT"]) in scraped, name
+    # DNS discovery: one target per referee replica, not the one a static name would reach.
+    assert ("referee", environment(services["referee"])["ARENA_GATEWAY_METRICS_PORT"]) in scraped
+    assert not [job for job in config["scrape_configs"]
+                for group in job.get("static_configs", []) for target in group["targets"]
+                if target.split(":")[0] in services], "a static target reaches one replica only"
+
+
+def test_tls_override_changes_only_services_of_the_main_file():
+    main_services = compose_file(SECRETS)["services"]
+    for name in ("compose.tls.yaml", "compose.private.yaml"):
+        env = {"ARENA_TLS_DIR": "/etc/arena/tls", "ARENA_PRIVATE_ADDRESS": "10.1.2.3"}
+        assert set(compose_file(env, name)["services"]) <= set(main_services), name
+    # TLS ends at the referees: the balancer passes it through and holds no key.
+    assert "grpc-lb" not in compose_file({"ARENA_TLS_DIR": "/etc/arena/tls"}, "compose.tls.yaml")["services"]
+
+
+def docker_compose_usable() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    done = subprocess.run(["docker", "compose", "version"], capture_output=True, timeout=30)
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("overrides", [[], ["compose.tls.yaml"], ["compose.private.yaml"]],
+                         ids=["main", "tls", "private"])
+def test_docker_compose_parses_the_files(overrides, tmp_path):
+    if not docker_compose_usable():
+        pytest.skip("docker compose is not installed")
+    files = [arg for name in ["compose.yaml", *overrides] for arg in ("-f", str(DEPLOY / name))]
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), **SECRETS,
+           "ARENA_TLS_DIR": "/etc/arena/tls", "ARENA_PRIVATE_ADDRESS": "10.1.2.3"}
+    # `config` reads and checks the files only: it neither pulls nor builds nor starts anything.
+    done = subprocess.run(["docker", "compose", *files, "config", "--quiet"], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -37,7 +37,8 @@ OLDEST = "1.30"
 COMPONENTS = ("keda", "prometheus-operator", "grpc-loadbalancer", "tls")
 # Kinds without a schema in kubernetes-validate, checked against CRD_SCHEMAS below instead.
 CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "PodMonitor", "PrometheusRule"}
-COMPONENT_COMMAND = {"referee": ["serve"], "worker": ["worker"], "web": ["web"], "migrate": ["db", "upgrade"]}
+COMPONENT_COMMAND = {"referee": ["serve"], "worker": ["worker"], "live-worker": ["worker"], "web": ["web"],
+                     "migrate": ["db", "upgrade"]}
 SECRETISH = re.compile(r"PASSWORD|TOKEN|SECRET", re.I)
 FAKE_SECRETS = {("arena-postgresql", "password"): "pg0pass", ("arena-redis", "redis-password"): "redis0pass",
                 ("arena-admin", "token"): "admin0token"}
@@ -321,6 +322,8 @@ def test_every_component_runs_its_arena_command(renders):
             if name == "worker":
                 # One pool process per core of the limit: house-bot matches are CPU bound.
                 assert args.concurrency <= cores(container["resources"]["limits"]["cpu"])
+            # The live worker consumes the live queue; the prefork workers the house-bot batches.
+            assert args.func.__module__ != "arena.cli.worker_cmd" or args.live == (name == "live-worker"), label
             seen.add(name)
         assert seen == set(COMPONENT_COMMAND), label
 
@@ -524,12 +527,12 @@ def test_metrics_listen_on_the_pod_where_the_annotations_and_pod_monitors_look(r
 
     docs = renders["example+all"]
     monitors = objects(renders, "PodMonitor")
-    for name in ("worker", "referee"):
+    for name in ("worker", "live-worker", "referee"):
         template, container = workload(docs, name)
         env = environment(docs, container)
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        if name == "worker":
+        if name != "referee":
             port, address = settings().metrics_port, settings().metrics_address
         else:
             port, address = serve.metrics_port_from_env(), serve.metrics_address_from_env()
@@ -579,7 +582,7 @@ def test_keda_scales_the_workers_by_the_celery_queue_with_the_arena_redis_passwo
     workers = objects(renders, "Deployment", "example+keda")["arena-worker"]
     assert "replicas" not in workers["spec"], "a fixed count would fight KEDA's autoscaler on every apply"
     assert objects(renders, "Deployment", "example")["arena-worker"]["spec"]["replicas"] >= 1
-    (scaled,) = objects(renders, "ScaledObject", "example+keda").values()
+    scaled = objects(renders, "ScaledObject", "example+keda")["arena-worker"]
     assert scaled["spec"]["scaleTargetRef"]["name"] == workers["metadata"]["name"]
     assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"]
     (trigger,) = scaled["spec"]["triggers"]
@@ -594,6 +597,87 @@ def test_keda_scales_the_workers_by_the_celery_queue_with_the_arena_redis_passwo
     (password,) = [ref for ref in authentication["spec"]["secretTargetRef"] if ref["parameter"] == "password"]
     (worker_password,) = [v["valueFrom"]["secretKeyRef"] for v in container["env"] if v["name"] == "ARENA_REDIS_PASSWORD"]
     assert (password["name"], password["key"]) == (worker_password["name"], worker_password["key"])
+
+
+def test_keda_scales_the_live_workers_by_the_live_queue(renders):
+    docs = renders["example+keda"]
+    live = objects(renders, "Deployment", "example+keda")["arena-live-worker"]
+    assert "replicas" not in live["spec"], "a fixed count would fight KEDA's autoscaler on every apply"
+    scaled = objects(renders, "ScaledObject", "example+keda")["arena-live-worker"]
+    assert scaled["spec"]["scaleTargetRef"]["name"] == live["metadata"]["name"]
+    assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"]
+    (trigger,) = scaled["spec"]["triggers"]
+    _, container = workload(docs, "live-worker")
+    env = environment(docs, container)
+    assert trigger["type"] == "redis" and trigger["metadata"]["listName"] == env["ARENA_LIVE_QUEUE"]
+    assert trigger["metadata"]["address"] == f"{env['ARENA_REDIS_HOST']}:{env['ARENA_REDIS_PORT']}"
+    assert trigger["authenticationRef"]["name"] in objects(renders, "TriggerAuthentication", "example+keda")
+    # Scaling down stops a live worker mid-matches (a warm shutdown of up to its grace period):
+    # the autoscaler waits at least as long before it removes one.
+    behavior = scaled["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+    grace = live["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert behavior["scaleDown"]["stabilizationWindowSeconds"] >= grace
+    # Without the component the count is the Deployment's own.
+    assert objects(renders, "ScaledObject", "example") == {}
+    assert objects(renders, "Deployment", "example")["arena-live-worker"]["spec"]["replicas"] >= 1
+
+
+def test_live_workers_play_the_live_queue_with_memory_for_hundreds_of_matches(renders, monkeypatch):
+    from arena.config import settings
+
+    for label, docs in renders.items():
+        template, container = workload(docs, "live-worker")
+        env = environment(docs, container)
+        for name in list(os.environ):
+            if name.startswith("ARENA_"):
+                monkeypatch.delenv(name)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        config = settings()
+        assert config.live_queue and config.live_queue != config.queue, label
+        assert config.live_matches >= 100, label
+        # Every arena container reads the same ConfigMap: the dispatcher (any CLI, the referee)
+        # sends live matches where the live workers listen, and every supervisor sweeps there.
+        for _, _, other in containers(docs):
+            assert environment(docs, other).get("ARENA_LIVE_QUEUE") == config.live_queue, label
+        # Mostly memory, little CPU: one event loop uses one core at most.
+        resources = container["resources"]
+        _, worker = workload(docs, "worker")
+        assert cores(resources["limits"]["cpu"]) <= 1, label
+        assert cores(resources["requests"]["cpu"]) < cores(worker["resources"]["requests"]["cpu"]), label
+        assert mebibytes(resources["requests"]["memory"]) >= 1024, label
+        assert mebibytes(resources["requests"]["memory"]) > mebibytes(worker["resources"]["requests"]["memory"])
+        # A warm shutdown finishes the matches in play: as long as the longest match may last.
+        grace = template["spec"]["terminationGracePeriodSeconds"]
+        assert grace >= config.task_time_limit, label
+        _, worker_template = [(w, t) for w, t in pods(docs) if component(t) == "worker"][0]
+        assert grace > worker_template["spec"]["terminationGracePeriodSeconds"], label
+        # New pods first: an old one may take its whole grace period to stop.
+        (deployment,) = [w for w, t in pods(docs) if component(t) == "live-worker"]
+        assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0, label
+        # Drains take one at a time.
+        (budget,) = [b for b in docs if b["kind"] == "PodDisruptionBudget"
+                     and b["spec"]["selector"]["matchLabels"].items() <= template["metadata"]["labels"].items()]
+        assert budget["spec"]["maxUnavailable"] == 1, label
+        assert not [s for s in docs if s["kind"] == "Service"
+                    and s["spec"]["selector"].items() <= template["metadata"]["labels"].items()], "no Service"
+
+
+def test_two_referees_behind_the_service_balanced_per_connection(renders):
+    for label, docs in renders.items():
+        referee = {doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == "Deployment"}["arena-referee"]
+        assert referee["spec"]["replicas"] >= 2, label
+        labels = referee["spec"]["template"]["metadata"]["labels"]
+        services = [s for s in docs if s["kind"] == "Service" and s["spec"]["selector"].items() <= labels.items()]
+        assert "arena-referee" in {s["metadata"]["name"] for s in services}, label
+        for service in services:
+            # Per connection, no client affinity: a bot's reconnection may land on either referee.
+            assert service["spec"].get("sessionAffinity", "None") == "None", label
+            assert [p["port"] for p in service["spec"]["ports"]] == [50051], label
+        (budget,) = [b for b in docs if b["kind"] == "PodDisruptionBudget"
+                     and b["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+        assert budget["spec"]["minAvailable"] >= 1, label
+        assert referee["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0, label
 
 
 def selector_matches(selector: str, labels: dict[str, str]) -> bool:
