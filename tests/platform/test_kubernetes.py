@@ -622,6 +622,17 @@ def test_keda_scales_the_live_workers_by_the_live_queue(renders):
     assert objects(renders, "Deployment", "example")["arena-live-worker"]["spec"]["replicas"] >= 1
 
 
+def test_redis_admits_every_live_match_the_live_workers_may_hold(renders):
+    # Each live match waiting for a move holds a Redis connection (the mailbox).
+    config = dict(line.split(None, 1) for line in chart_values("redis")["commonConfiguration"].splitlines())
+    maxclients = int(config.get("maxclients", 10000))
+    docs = renders["example+keda"]
+    env = config_map(docs, workload(docs, "live-worker")[1]["envFrom"][0]["configMapRef"]["name"])
+    most = max([objects(renders, "Deployment", "example")["arena-live-worker"]["spec"]["replicas"],
+                objects(renders, "ScaledObject", "example+keda")["arena-live-worker"]["spec"]["maxReplicaCount"]])
+    assert most * int(env["ARENA_LIVE_MATCHES"]) + 200 <= maxclients
+
+
 def test_live_workers_play_the_live_queue_with_memory_for_hundreds_of_matches(renders, monkeypatch):
     from arena.config import settings
 
