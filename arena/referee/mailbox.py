@@ -34,6 +34,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
 # that a crashed worker leaves no garbage behind for ever.
 KEY_TTL = 6 * 3600
+SEND_ATTEMPTS = 3  # tries of one step on the move's path before Redis counts as out of reach
 # Connections one process may open to the Redis mailbox (Redis itself accepts 10,000 clients
 # by default, across every process).
 MAX_CONNECTIONS = 5000
@@ -337,27 +338,35 @@ class RedisMailbox(Mailbox):
         redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
         bookkeeping than the round trip itself; the move's path goes through here. A
         connection that fails or is interrupted mid-reply (a cancelled wait) is dropped, so
-        no reply is left behind on it; a dropped connection is tried once more, and a
-        script Redis forgot is loaded again."""
+        no reply is left behind on it; a lost connection is tried again twice, shortly (as
+        redis-py retries its own commands), then it is a ``redis`` ``ConnectionError``; a
+        script Redis forgot (a restart) is loaded again."""
         pool = self.redis.connection_pool
-        for attempt in (1, 2):
-            connection = await pool.get_connection()
+        failure: BaseException | None = None
+        for attempt in range(SEND_ATTEMPTS):
+            if attempt and not isinstance(failure, NoScriptError):
+                await asyncio.sleep(0.05 * attempt)
+            try:
+                connection = await pool.get_connection()
+            except (OSError, RedisConnectionError, RedisTimeoutError) as error:
+                failure = error
+                continue
             try:
                 await connection.send_packed_command(connection.pack_commands(commands))
                 return [await connection.read_response() for _ in commands]
-            except NoScriptError:
+            except NoScriptError as error:
+                failure = error
                 await connection.disconnect()
                 await self.redis.script_load(self._PUSH)
-            except (ConnectionError, TimeoutError, RedisConnectionError, RedisTimeoutError):
+            except (OSError, RedisConnectionError, RedisTimeoutError) as error:
+                failure = error
                 await connection.disconnect()
-                if attempt == 2:
-                    raise
             except BaseException:
                 await connection.disconnect()
                 raise
             finally:
                 await pool.release(connection)
-        return await self._send(*commands)  # the script is loaded now
+        raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
     def _push_command(self, key: str, data: str, ttl: int, book: str = "", keep: str = "",
                       drop: str = "") -> tuple[Any, ...]:
