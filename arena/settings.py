@@ -105,7 +105,8 @@ class ArenaSettings(BaseSettings):
     auth_failures_per_minute: int = Field(default=20, ge=0,
         description="Failed authentications (a wrong bot or admin token) one peer address may make per "
                     "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
-                    "the rest of the minute. `0` = no limit.")
+                    "the rest of the minute. `0` = no limit. Behind a TCP proxy that hides the bots' "
+                    "addresses (the compose load balancer) it counts all bots together.")
     tls_cert: str | None = Field(default=None,
         description="PEM certificate file; set with `ARENA_TLS_KEY` for TLS (neither = plaintext).")
     tls_key: str | None = Field(default=None,

@@ -43,6 +43,22 @@ class EventLoopThread:
 _shared: list[EventLoopThread] = []
 
 
+def raise_open_files() -> int:
+    """Lift this process's soft limit of open files to its hard limit (each live match holds
+    a Redis connection; containers often start at a soft 1,024); returns the new limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            return target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
 def install() -> EventLoopThread:
     """Make this process play every match on one shared event loop (``arena worker --live``)."""
     if not _shared:

@@ -9,7 +9,6 @@ clear line (``Outage``), never silently.
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 import time
@@ -21,7 +20,6 @@ from arena.tournaments.play import unreachable
 
 T = TypeVar("T")
 
-DEFAULT_OUTAGE_SECONDS = 300.0
 NOTICE = "database unreachable, retrying…"
 
 
@@ -31,7 +29,9 @@ class Outage(ConnectionError):
 
 def outage_seconds() -> float:
     """``ARENA_OUTAGE_SECONDS``: how long one outage is waited out before giving up."""
-    return float(os.environ.get("ARENA_OUTAGE_SECONDS") or DEFAULT_OUTAGE_SECONDS)
+    from arena.settings import load
+
+    return load().outage_seconds
 
 
 def gist(error: BaseException) -> str:

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
         from workers import live
 
+        live.raise_open_files()
         live.install()
         pool, queue, concurrency = "threads", config.live_queue, args.concurrency or config.live_matches
     else:

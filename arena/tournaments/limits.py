@@ -8,7 +8,6 @@ message, not the server's memory.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 
 MAX_REPETITIONS = 1000
@@ -20,7 +19,9 @@ MAX_GROUPS = 500  # groups per table size before a balanced design replaces all 
 
 
 def max_tournament_matches() -> int:
-    return int(os.environ.get("ARENA_MAX_TOURNAMENT_MATCHES", "100000"))
+    from arena.settings import load
+
+    return load().max_tournament_matches
 
 
 def check_clock(move_time: float, time_bank: float) -> None:

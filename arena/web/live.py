@@ -4,10 +4,10 @@ timeouts: a status page must show even when Redis is away."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from arena.config import settings
+from arena.settings import load
 
 HOLDER = "holder:"
 
@@ -21,7 +21,7 @@ def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:
         return {"configured": False}
     import redis
 
-    prefix = os.environ.get("ARENA_MAILBOX_PREFIX", "arena:mb:")
+    prefix = load().mailbox_prefix
     try:
         client = redis.Redis.from_url(config.redis_url, socket_timeout=1, socket_connect_timeout=1,
                                       decode_responses=True)
