@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -121,31 +122,62 @@ def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
 
 
 class LeaseKeeper:
-    """Renews a worker's leases on a batch in a background thread while it is played."""
+    """Holds a batch's leases while it is played: the batch joins the matches this process
+    has in play, and one renewal thread per process (per database) extends them all in a
+    single statement every third of a lease, however many tasks the process runs at once
+    (a live worker plays hundreds). A batch that leaves stops being renewed, even if its
+    task failed to hand it back, so its leases lapse and the supervisor takes over."""
+
+    _lock = threading.Lock()
+    _held: dict[tuple[str | None, str, float], dict[int, int]] = {}  # (url, worker, seconds) -> id: holds
+    _threads: dict[tuple[str | None, str, float], threading.Thread] = {}
 
     def __init__(self, match_ids: Sequence[int], worker: str, seconds: float, url: str | None = None) -> None:
         self.match_ids = list(match_ids)
-        self.worker = worker
-        self.seconds = seconds
-        self.url = url
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.key = (url, worker, seconds)
 
     def __enter__(self) -> LeaseKeeper:
-        if self.seconds > 0 and self.match_ids:
-            self._thread = threading.Thread(target=self._run, name="arena-lease", daemon=True)
-            self._thread.start()
+        if self.key[2] <= 0 or not self.match_ids:
+            return self
+        with self._lock:
+            held = self._held.setdefault(self.key, {})
+            for match_id in self.match_ids:
+                held[match_id] = held.get(match_id, 0) + 1
+            thread = self._threads.get(self.key)
+            if thread is None or not thread.is_alive():  # none yet, or not in this forked child
+                thread = threading.Thread(target=self._renew_all, args=(self.key,), name="arena-lease", daemon=True)
+                self._threads[self.key] = thread
+                thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        if self.key[2] <= 0 or not self.match_ids:
+            return
+        with self._lock:
+            held = self._held.get(self.key, {})
+            for match_id in self.match_ids:
+                left = held.get(match_id, 0) - 1
+                if left > 0:
+                    held[match_id] = left
+                else:
+                    held.pop(match_id, None)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.seconds / 3):
+    @classmethod
+    def _renew_all(cls, key: tuple[str | None, str, float]) -> None:
+        url, worker, seconds = key
+        failing = False
+        while True:
+            time.sleep(seconds / 3)
+            with cls._lock:
+                ids = list(cls._held.get(key, {}))
+            if not ids:
+                continue
             try:
-                with db.transaction(self.url) as connection:
-                    renew(connection, self.match_ids, self.worker, self.seconds)
-            except Exception as error:  # an outage: the lease may lapse, the supervisor resends
-                log.warning("lease renewal of matches %s failed: %s", self.match_ids, error)
+                with db.transaction(url) as connection:
+                    for first in range(0, len(ids), 1000):  # bounded IN lists
+                        renew(connection, ids[first : first + 1000], worker, seconds)
+                failing = False
+            except Exception as error:  # an outage: the leases may lapse, the supervisor resends
+                if not failing:
+                    log.warning("lease renewal of %d matches failed: %s", len(ids), error)
+                failing = True

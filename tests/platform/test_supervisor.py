@@ -121,6 +121,30 @@ def test_a_live_lease_keeps_a_second_delivery_away(supervised):
     assert rows(url, ids)[ids[1]].attempts == 2
 
 
+def test_leases_are_renewed_while_held_and_lapse_once_let_go(supervised):
+    import time
+
+    from arena.tournaments.leases import LeaseKeeper
+
+    url, _ = supervised
+    _, ids = tournament(url)
+    with db.transaction(url) as connection:
+        claim_matches(connection, ids, "keeper:1", 5, lease_seconds=0.6)
+    with LeaseKeeper(ids[:2], "keeper:1", 0.6, url):
+        time.sleep(1.5)
+        now = rows(url, ids)
+        assert all(_aware(now[m].lease_until) > utcnow() for m in ids[:2])  # renewed
+        assert all(_aware(now[m].lease_until) < utcnow() for m in ids[2:])  # never held: lapsed
+    time.sleep(1.0)
+    assert all(_aware(row.lease_until) < utcnow() for row in rows(url, ids).values())
+
+
+def _aware(when):
+    from datetime import UTC
+
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
 def test_a_holder_process_gone_from_this_machine_holds_nothing(supervised):
     """A killed pool process's task comes back at once: its matches need not wait for the
     dead process's lease to lapse. A holder on another machine is not judged from here."""
