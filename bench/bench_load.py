@@ -4,23 +4,26 @@ K fleet processes (``python -m bots.fleet``, asyncio SDK) host B random bots in 
 each of two ``arena serve`` gateways; one ``arena worker --live`` plays the external matches
 (many at once on one event loop), one prefork ``arena worker`` the house-bot batches. The
 schedule is one small tournament per pair of bots (one bot of each gateway: every match
-crosses gateways) over three short games (crazy_eights, bastard_brag, card_trip_europe: 40-60
-moves), both seatings, ``BENCH_LOAD_REPETITIONS`` times, plus one house-bot tournament, all
-sent at once: how many matches are in flight is then bounded by the live worker's concurrency
-(``BENCH_LOAD_MATCHES``) and the matches one bot plays at once (``BENCH_LOAD_PER_BOT``).
+crosses gateways) over one to three short games in rotation (crazy_eights, bastard_brag,
+card_trip_europe: 40-60 moves), both seatings, ``BENCH_LOAD_REPETITIONS`` times, as many pairs
+and games as make ``BENCH_LOAD_MATCHES`` external matches, plus one house-bot tournament, all
+sent at once: how many are in flight is then bounded by the live worker's concurrency
+(``BENCH_LOAD_CONCURRENCY``) and the matches one bot plays at once (``BENCH_LOAD_PER_BOT``).
 
-Reports matches/s, the move round trip under load (``Decision.ms`` of every external decision
+Reports matches/s and moves/s, the move round trip under load (``Decision.ms`` of every external decision
 in the stored transcripts: turn sent until the move is back, as the referee measures it), the
 memory (VmRSS) of the fleets per bot, of the gateways per connected bot and of the live worker
 per match in flight, the peak of matches in flight (match rows 'running', and matches whose
 seats both hold a slot in the mailbox: really playing), Redis clients and live worker threads,
-and strikes, timeouts and forfeits (a WARNING line if any: bots answer at once, so any is the
+Redis commands and CPU (live worker, gateways, fleets) per move, matches delivered more than
+once, and strikes, timeouts and forfeits (WARNING lines: bots answer at once, so any is the
 platform's; the bench itself does not fail on a loaded machine).
 
-Sizes: ``BENCH_LOAD_BOTS`` (500), ``BENCH_LOAD_MATCHES`` (live worker concurrency, 1100: the
-target is 1000 in flight), ``BENCH_LOAD_FLEETS`` (4), ``BENCH_LOAD_PER_BOT`` (8),
-``BENCH_LOAD_REPETITIONS`` (1), ``BENCH_LOAD_MOVE_TIME`` (seconds, 30), ``BENCH_LOAD_QUICK=1``
-(60 bots, 150 matches at once). Never uses the shared Redis: always a redis-server of its own.
+Sizes: ``BENCH_LOAD_BOTS`` (500), ``BENCH_LOAD_MATCHES`` (external matches, 1000: the target in
+flight), ``BENCH_LOAD_CONCURRENCY`` (the live worker's, default the matches),
+``BENCH_LOAD_FLEETS`` (4), ``BENCH_LOAD_PER_BOT`` (8), ``BENCH_LOAD_REPETITIONS`` (1),
+``BENCH_LOAD_MOVE_TIME`` (seconds, 60; time bank twice that), ``BENCH_LOAD_QUICK=1`` (60 bots,
+150 matches). Never uses the shared Redis: always a redis-server of its own.
 
 ``python -m bench load``
 """
@@ -86,6 +89,16 @@ def tree(pid: int) -> list[int]:
                 with contextlib.suppress(OSError):
                     todo += [int(c) for c in (task / "children").read_text().split()]
     return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of the process tree of ``pid`` so far, seconds."""
+    total = 0
+    for p in tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -161,11 +174,12 @@ class Sizes:
         get = lambda name, full, small: int(os.environ.get(name, small if quick else full))  # noqa: E731
         self.bots = get("BENCH_LOAD_BOTS", 500, 60)
         self.bots -= self.bots % 2
-        self.live = get("BENCH_LOAD_MATCHES", 1100, 150)
+        self.matches = get("BENCH_LOAD_MATCHES", 1000, 150)
+        self.live = get("BENCH_LOAD_CONCURRENCY", self.matches, self.matches)
         self.fleets = max(2, get("BENCH_LOAD_FLEETS", 4, 2))
         self.per_bot = get("BENCH_LOAD_PER_BOT", 8, 8)
         self.repetitions = get("BENCH_LOAD_REPETITIONS", 1, 1)
-        self.move_time = float(os.environ.get("BENCH_LOAD_MOVE_TIME", "30"))
+        self.move_time = float(os.environ.get("BENCH_LOAD_MOVE_TIME", "60"))
 
 
 def register(addresses: list[str], count: int) -> list[tuple[int, str, str]]:
@@ -196,16 +210,28 @@ def wait(condition: Any, timeout: float, what: str, processes: Processes, poll: 
         time.sleep(poll)
 
 
+def plan(pairs: int, matches: int, repetitions: int) -> tuple[int, int]:
+    """(games per pair, pairs that play): the fewest games that give each pair its share of
+    ``matches`` (2 seatings x repetitions per game), then as few pairs as reach ``matches``."""
+    per_game = 2 * repetitions
+    games = min(len(GAMES), max(1, -(-matches // (per_game * pairs))))
+    return games, min(pairs, max(1, -(-matches // (per_game * games))))
+
+
 def schedule(url: str, names: list[list[str]], sizes: Sizes) -> tuple[list[int], list[int]]:
-    """One tournament per pair (a bot of each gateway), and one of house bots; all their
-    match ids, and the tournament ids."""
+    """One tournament per pair (a bot of each gateway) over a few of the games in rotation,
+    enough for ``sizes.matches`` external matches, and one of house bots; all their match
+    ids, and the tournament ids."""
     from arena.store import db
     from arena.tournaments import create_tournament, pending_match_ids
 
+    pairs = list(zip(names[0], names[1], strict=False))
+    games, playing = plan(len(pairs), sizes.matches, sizes.repetitions)
     tournaments = []
     with db.transaction(url) as connection:
-        for n, pair in enumerate(zip(names[0], names[1], strict=False)):
-            tournaments.append(create_tournament(connection, GAMES, list(pair), sizes=[2],
+        for n, pair in enumerate(pairs[:playing]):
+            chosen = [GAMES[(n + j) % len(GAMES)] for j in range(games)]
+            tournaments.append(create_tournament(connection, chosen, list(pair), sizes=[2],
                                                  repetitions=sizes.repetitions, seed=1000 + n,
                                                  move_time=sizes.move_time, time_bank=2 * sizes.move_time))
         tournaments.append(create_tournament(connection, GAMES, HOUSE, sizes=[2], repetitions=2, seed=7))
@@ -284,10 +310,12 @@ def outcomes(url: str, ids: list[int]) -> dict[str, Any]:
             "WHERE match_id = ANY(:ids)"), {"ids": ids}).one()
         states = dict(connection.execute(sa.text(
             "SELECT status, count(*) FROM match WHERE id = ANY(:ids) GROUP BY status"), {"ids": ids}).all())
+        again = connection.execute(sa.text(
+            "SELECT count(*) FROM match WHERE id = ANY(:ids) AND attempts > 1"), {"ids": ids}).scalar_one()
         errors = list(connection.execute(sa.text(
             "SELECT error FROM match WHERE id = ANY(:ids) AND error IS NOT NULL LIMIT 3"), {"ids": ids}).scalars())
     return {"times": times, "codes": codes, "strikes": seats[0], "forfeits": seats[1], "states": states,
-            "errors": errors}
+            "errors": errors, "again": again}
 
 
 def finished(url: str, ids: list[int]) -> bool:
@@ -374,6 +402,8 @@ def run(sizes: Sizes) -> None:
         sampler.start()
         from workers.dispatch import dispatch
 
+        before = redis_calls(redis)
+        cpu0 = {role: sum(cpu_seconds(p) for p in pids) for role, pids in sampler.pids.items()}
         started = time.perf_counter()
         tasks = dispatch(ids_)
         print(f"sent {len(ids_)} matches ({tasks} tasks) in {time.perf_counter() - started:.1f} s", flush=True)
@@ -383,7 +413,22 @@ def run(sizes: Sizes) -> None:
             elapsed = time.perf_counter() - started
             sampler.halt.set()
             sampler.join(10)
-        report(sizes, pg, ids_, elapsed, sampler, len(bots), processes)
+        after = redis_calls(redis)
+        cpu = {role: sum(cpu_seconds(p) for p in pids) - cpu0[role] for role, pids in sampler.pids.items()}
+        calls = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+        report(sizes, pg, ids_, elapsed, sampler, len(bots), processes, calls, cpu)
+
+
+def redis_calls(url: str) -> dict[str, int]:
+    """Commands Redis has run so far, by name (INFO commandstats)."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return {name.removeprefix("cmdstat_"): int(stats["calls"])
+                for name, stats in client.info("commandstats").items()}
+    finally:
+        client.close()
 
 
 def _bench_platform():
@@ -393,17 +438,14 @@ def _bench_platform():
 
 
 def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Sampler, bots: int,
-           processes: Processes) -> None:
+           processes: Processes, calls: dict[str, int], cpu: dict[str, float]) -> None:
     found = outcomes(url, ids)
     done = found["states"].get("done", 0)
     p50, p99 = percentiles(found["times"])
     running, playing = sampler.peak("running"), sampler.peak("playing")
-    # The steady rate: from 10 % of the matches done to 90 %, past the start and the tail.
-    middle = [s for s in sampler.samples if 0.1 * len(ids) <= s["done"] <= 0.9 * len(ids)]
-    window = (middle[-1]["done"] - middle[0]["done"]) / (middle[-1]["t"] - middle[0]["t"]) if len(middle) > 1 and \
-        middle[-1]["t"] > middle[0]["t"] else float("nan")
+    moves = max(1, sum(found["codes"].values()))
     print(f"matches: {len(ids)} sent, {done} done, other states {({k: v for k, v in found['states'].items() if k != 'done'})}"
-          f" in {elapsed:.1f} s = {done / elapsed:.1f} matches/s overall, {window:.1f} matches/s from 10 % to 90 % done")
+          f" in {elapsed:.1f} s = {done / elapsed:.1f} matches/s, {moves / elapsed:.0f} external moves/s")
     print(f"peak in flight: {running.get('running', 0):.0f} matches running (store), "
           f"{playing.get('playing', 0):.0f} with both seats in play (mailbox)")
     print(f"move round trip under load (referee's Decision.ms, {len(found['times'])} external decisions): "
@@ -417,8 +459,22 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
           f"flight (at the peak); prefork worker {peak_rss['house']:.0f} MB")
     print(f"live worker threads (peak) {max((s['live_threads'] for s in sampler.samples), default=0):.0f}; "
           f"Redis clients (peak) {max((s['redis_clients'] for s in sampler.samples), default=0):.0f}")
+    top = sorted(calls.items(), key=lambda kv: -kv[1])[:6]
+    print(f"Redis commands per external move: {sum(calls.values()) / moves:.1f} "
+          f"({', '.join(f'{k} {v / moves:.1f}' for k, v in top)})")
+    print(f"CPU per external move: live worker {1000 * cpu['live'] / moves:.2f} ms, gateways "
+          f"{1000 * cpu['gateways'] / moves:.2f} ms, fleets {1000 * cpu['fleets'] / moves:.2f} ms "
+          f"(run: live {cpu['live']:.0f} s, gateways {cpu['gateways']:.0f} s, fleets {cpu['fleets']:.0f} s, "
+          f"prefork worker {cpu['house']:.0f} s of CPU in {elapsed:.0f} s)")
     codes = {k: v for k, v in found["codes"].items() if k != "ok"}
     print(f"strikes {found['strikes']}, forfeits {found['forfeits']}, decision codes other than ok: {codes or 'none'}")
+    live_log = processes.log("live").read_text(errors="replace")
+    pool, renewals = live_log.count("QueuePool limit"), live_log.count("lease renewal of matches")
+    print(f"matches delivered more than once (attempts > 1): {found['again']}; live worker log: {pool} database "
+          f"pool timeouts, {renewals} failed lease renewals")
+    if found["again"] or pool:
+        print("WARNING: the live worker ran out of database connections (its pool, not PostgreSQL): leases "
+              "lapsed and the supervisor sent running matches again (see docs/scaling.md)")
     if found["strikes"] or found["forfeits"] or codes or done < len(ids):
         print(f"WARNING: {found['strikes']} strikes, {found['forfeits']} forfeits, {codes} and "
               f"{len(ids) - done} matches not done, for bots that answer at once: the platform fell behind "
