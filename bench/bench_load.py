@@ -470,11 +470,20 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
     print(f"strikes {found['strikes']}, forfeits {found['forfeits']}, decision codes other than ok: {codes or 'none'}")
     live_log = processes.log("live").read_text(errors="replace")
     pool, renewals = live_log.count("QueuePool limit"), live_log.count("lease renewal of matches")
-    print(f"matches delivered more than once (attempts > 1): {found['again']}; live worker log: {pool} database "
-          f"pool timeouts, {renewals} failed lease renewals")
-    if found["again"] or pool:
-        print("WARNING: the live worker ran out of database connections (its pool, not PostgreSQL): leases "
-              "lapsed and the supervisor sent running matches again (see docs/scaling.md)")
+    resent = {reason: 0 for reason in ("no_task", "lease_lapsed")}
+    for name in processes.running:
+        for line in processes.log(name).read_text(errors="replace").splitlines():
+            for reason in resent:
+                if f"matches sent again ({reason})" in line:
+                    resent[reason] += int(line.split("supervisor: ", 1)[1].split()[0])
+    print(f"matches delivered more than once (attempts > 1): {found['again']}; sent again by the supervisor: "
+          f"{resent}; live worker log: {pool} database pool timeouts, {renewals} failed lease renewals")
+    if pool:
+        print("WARNING: the live worker waited over 30 s for one of its 10 database connections (its "
+              "SQLAlchemy pool, not PostgreSQL's limit): see docs/scaling.md")
+    if found["again"]:
+        print("WARNING: matches delivered more than once: reserved by the live worker but not claimed within a "
+              "lease (no_task), or their lease lapsed: see docs/scaling.md")
     if found["strikes"] or found["forfeits"] or codes or done < len(ids):
         print(f"WARNING: {found['strikes']} strikes, {found['forfeits']} forfeits, {codes} and "
               f"{len(ids) - done} matches not done, for bots that answer at once: the platform fell behind "
