@@ -348,6 +348,8 @@ def run(sizes: Sizes) -> None:
             "ARENA_MAX_MATCHES_PER_BOT": str(sizes.per_bot), "ARENA_MAX_TOURNAMENT_MATCHES": "1000000",
         }
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        saved = dict(os.environ)  # the benches that run next get the environment back as it was
+        stack.callback(lambda: (os.environ.clear(), os.environ.update(saved)))
         os.environ.update({k: env[k] for k in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL", "ARENA_QUEUE",
                                                 "ARENA_LIVE_QUEUE", "ARENA_MAILBOX_PREFIX",
                                                 "ARENA_MAX_TOURNAMENT_MATCHES")})
