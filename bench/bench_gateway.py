@@ -14,7 +14,8 @@ Goals ("Live bots at scale"): embedded p50 <= 1.5 x gRPC (stretch 1.2 x); distri
 the all-house one. On a shared machine compare the ratios of one run, and the CPU per move (this
 process: runner and gateway; the bot's process), which scheduling noise moves much less.
 
-``python -m bench gateway``; the raw client is ``python -m bench.bench_gateway --pong ADDRESS``.
+``python -m bench gateway``; the raw client is ``python -m bench.bench_gateway --pong ADDRESS``, the
+gateway apart ``python -m bench.bench_gateway --gateway REDIS_URL PREFIX``.
 """
 
 from __future__ import annotations
@@ -179,32 +180,60 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
 CPU: dict[str, tuple[float, float]] = {}  # mailbox class -> ms of CPU per bot move (here, in the bot)
 
 
-def move_trips(mailbox: Mailbox) -> list[float]:
-    """Matches against an SDK bot process until ``MOVES`` of its decisions are timed."""
-    gateway = Gateway(mailbox, _authenticate)
-    server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway")])
-    bot = child(["-m", "bots.random_bot", "--address", server.address], token=TOKEN)
+def move_trips(mailbox: Mailbox, gateway_apart: bool = False) -> list[float]:
+    """Matches against an SDK bot process until ``MOVES`` of its decisions are timed. With
+    ``gateway_apart`` (a ``RedisMailbox`` only) the gateway runs in a process of its own, as
+    deployed (the referee in a worker, the gateway in ``arena serve``), not on a thread of
+    this one, where it shares the interpreter lock with the runner."""
+    if gateway_apart:
+        assert isinstance(mailbox, RedisMailbox)
+        apart = subprocess.Popen([sys.executable, "-m", "bench.bench_gateway", "--gateway", REDIS_URL, mailbox.prefix],
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE)
+        address = apart.stdout.readline().decode().strip() if apart.stdout else ""
+        stop = lambda: (apart.terminate(), apart.wait(10))  # noqa: E731
+    else:
+        server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox, _authenticate),
+                                "arena.v1.BotGateway")])
+        address, stop = server.address, server.stop
+    bot = child(["-m", "bots.random_bot", "--address", address], token=TOKEN)
     samples: list[float] = []
     try:
-        deadline = time.monotonic() + 30
-        while server.call(mailbox.holder(BOT.bot_id)) is None:
-            if time.monotonic() > deadline or bot.poll() is not None:
-                raise RuntimeError("the SDK bot never connected")
-            time.sleep(0.05)
-        before = cpu_seconds(bot.pid)  # the bot's start-up is not a move's
-        samples = asyncio.run(_play_until(mailbox, MOVES + WARMUP))
-        after = cpu_seconds(bot.pid)
-        CPU[type(mailbox).__name__] = tuple((b - a) * 1000 / len(samples)  # type: ignore[assignment]
-                                            for a, b in zip(before, after, strict=True))
+        samples, before, after = asyncio.run(_connect_and_play(mailbox, bot))
+        CPU[type(mailbox).__name__ + (" apart" if gateway_apart else "")] = tuple(  # type: ignore[assignment]
+            (b - a) * 1000 / len(samples) for a, b in zip(before, after, strict=True))
     finally:
         bot.terminate()
         bot.wait(10)
-        server.stop()
+        stop()
     return samples[WARMUP:WARMUP + MOVES]
 
 
+async def _connect_and_play(mailbox: Mailbox, bot: subprocess.Popen[bytes]) -> tuple[list[float], Any, Any]:
+    """Once the bot is connected, the timed moves and the CPU used before and after them
+    (the bot's start-up is not a move's). One loop: the Redis mailbox keeps a client per loop."""
+    deadline = time.monotonic() + 30
+    while await mailbox.holder(BOT.bot_id) is None:
+        if time.monotonic() > deadline or bot.poll() is not None:
+            raise RuntimeError("the SDK bot never connected")
+        await asyncio.sleep(0.05)
+    before = cpu_seconds(bot.pid)
+    samples = await _play_until(mailbox, MOVES + WARMUP)
+    return samples, before, cpu_seconds(bot.pid)
+
+
+def serve_gateway(url: str, prefix: str) -> None:
+    """The gateway alone in this process, on the Redis mailbox ``prefix``; prints its address
+    and serves until stdin closes."""
+    gateway = Gateway(RedisMailbox(url, prefix=prefix), _authenticate)
+    server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway")])
+    print(server.address, flush=True)
+    sys.stdin.read()
+    server.stop()
+
+
 async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
-    """One loop for all the matches: the Redis mailbox keeps a client per loop."""
+    """Matches until ``wanted`` decisions of the bot are timed."""
     samples: list[float] = []
     seed = 0
     while len(samples) < wanted:
@@ -305,10 +334,15 @@ def main() -> None:
         mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
         report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis",
                1.3, 1.1, CPU.get("RedisMailbox"))
+        mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
+        report("  the same, gateway in its own process", move_trips(mailbox, gateway_apart=True),
+               grpc_p50 + redis_p50, "gRPC + Redis", 1.3, 1.1, CPU.get("RedisMailbox apart"))
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--pong":
         asyncio.run(pong_client(sys.argv[2]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--gateway":
+        serve_gateway(sys.argv[2], sys.argv[3])
     else:
         main()
