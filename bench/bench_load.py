@@ -204,8 +204,11 @@ def register(addresses: list[str], count: int) -> list[tuple[int, str, str]]:
 def wait(condition: Any, timeout: float, what: str, processes: Processes, poll: float = 0.5) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
-        processes.check()
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or any(p.poll() is not None for p in processes.running.values()):
+            for name in processes.running:  # the logs go with the run's directory: their ends now
+                lines = processes.log(name).read_text(errors="replace").splitlines()
+                print(f"--- {name} (exit {processes.running[name].poll()}), last lines:", *lines[-8:], sep="\n")
+            processes.check()
             raise TimeoutError(f"{what}: not after {timeout:.0f} s")
         time.sleep(poll)
 
