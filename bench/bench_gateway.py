@@ -335,7 +335,7 @@ def main() -> None:
         report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis",
                1.3, 1.1, CPU.get("RedisMailbox"))
         mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
-        report("  the same, gateway in its own process", move_trips(mailbox, gateway_apart=True),
+        report("move RT distributed, gateway apart", move_trips(mailbox, gateway_apart=True),
                grpc_p50 + redis_p50, "gRPC + Redis", 1.3, 1.1, CPU.get("RedisMailbox apart"))
 
 

@@ -60,10 +60,6 @@ class RemotePlayer:
     _created: float = field(default_factory=time.time, init=False)
     _wants_samples: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
-    _match: dict[str, Any] = field(default_factory=dict, init=False)
-
-    def __post_init__(self) -> None:
-        self._match = self.info.to_json()
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
@@ -79,7 +75,7 @@ class RemotePlayer:
             "deadline_ms": int(turn.move_time * 1000),
             "time_bank_ms": int(turn.time_bank * 1000),
             "last_move_latency_ms": self._last_latency_ms,
-            "match": self._match,  # so a stream that reconnects mid-match can be told
+            "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
         }
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
