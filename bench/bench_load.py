@@ -498,8 +498,10 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
     for name in processes.running:
         text = processes.log(name).read_text(errors="replace")
         if "Traceback" in text:
-            tail = text[text.rfind("Traceback"):][:1500]
-            print(f"WARNING: {name} logged a traceback; the last:\n{tail}")
+            block = text[text.rfind("Traceback"):].splitlines()
+            end = next((i for i, line in enumerate(block[1:], 1) if line and not line.startswith(" ")), len(block) - 1)
+            print(f"WARNING: {name} logged {text.count('Traceback')} traceback(s); the last:",
+                  *block[max(1, end - 6):end + 1], sep="\n")
 
 
 def main() -> None:
