@@ -121,11 +121,25 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
         total = sum(g["total"] for g in status["games"].values())
         if progress:
             progress(done, total)
-        if status["status"] != "running" or done >= total:
+        if status["status"] != "running":
             return status
+        if done >= total:
+            # Every match is over and the last recorder has not closed it yet (or died before
+            # it could): close it here rather than report a finished tournament as running.
+            close(tournament_id, notice)
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError(f"tournament {tournament_id}: {done}/{total} after {timeout} s")
         time.sleep(poll)
+
+
+def close(tournament_id: int, notice: Notice | None = stderr_notice) -> None:
+    """Mark the tournament done if nothing of it is pending (see ``finish_if_complete``)."""
+
+    def finish() -> None:
+        with db.transaction() as connection:
+            finish_if_complete(connection, tournament_id)
+
+    ride_out(finish, "command", notice=notice)
 
 
 def read_status(tournament_id: int, notice: Notice | None = stderr_notice) -> dict:

@@ -6,11 +6,18 @@ Every ``ARENA_SUPERVISOR_SECONDS`` the leading supervisor sweeps:
 1. **Lapsed leases.** A ``running`` match whose lease lapsed (its worker was killed, hit its
    time limit, lost the database) is scheduled and sent again (``lease_lapsed``).
 2. **Sent, with no task.** A ``scheduled`` match sent more than a lease ago (``sent_at``)
-   for which no task waits in the queue is sent again (``no_task``): its task was lost
+   for which no task waits in the queue, and that no live worker reports holding, is sent
+   again (``no_task``): its task was lost
    with a Redis that restarted empty, sat in the reserve of a worker killed with it, was
    refused by the broker, or was handed back by a task that had to stop.
 3. **Closing.** A running tournament with nothing left pending is closed (its last recorder
    died between recording and closing).
+
+Workers hold tasks the queue no longer shows: reserved, or begun and not yet claimed (a live
+worker given a thousand tasks at once claims them over many seconds). So every supervisor in
+a worker, leader or not, reports each sweep the match ids of the tasks its worker holds, in a
+Redis sorted set scored by time; a worker that dies stops reporting, and a lease later its
+tasks count as lost.
 
 ``arena worker`` (each worker's main process, not its pool) and ``arena serve`` run one
 supervisor each; a Redis key held with a time-to-live of three sweeps elects one leader and
@@ -28,6 +35,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -69,6 +77,31 @@ def queued_match_ids(client: Any, queues: Iterable[str]) -> set[int]:
     return ids
 
 
+def held_match_ids() -> set[int]:
+    """The match ids of the tasks this Celery worker process holds, reserved or running."""
+    from celery.worker import state
+
+    ids: set[int] = set()
+    for _ in range(3):  # the consumer changes these sets as we read: try again
+        try:
+            requests = [*state.reserved_requests, *state.active_requests]
+            break
+        except RuntimeError:
+            continue
+    else:
+        return ids
+    for request in requests:
+        try:
+            first = request.args[0] if request.args else None
+        except Exception:
+            continue
+        if isinstance(first, list):
+            ids.update(m for m in first if isinstance(m, int))
+        elif isinstance(first, int):
+            ids.add(first)
+    return ids
+
+
 class Supervisor:
     """One process's supervisor; ``sweep()`` once, or ``start()`` a thread that sweeps."""
 
@@ -82,6 +115,7 @@ class Supervisor:
         self.url = url
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.key = f"arena:supervisor:{self.queues[0]}"
+        self.held_key = f"arena:held:{self.queues[0]}"
         self.client = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
         from .app import make_app
 
@@ -109,9 +143,24 @@ class Supervisor:
             return True
         return False
 
+    def report_held(self) -> int:
+        """Note, with the time, the match ids of the tasks this worker holds (reserved or
+        running); returns how many. Nothing outside a Celery worker."""
+        ids = held_match_ids()
+        now = time.time()
+        pipe = self.client.pipeline(transaction=False)
+        if ids:
+            pipe.zadd(self.held_key, dict.fromkeys(ids, now))
+        # Forget reports far older than any lease: the set stays as small as the work held.
+        pipe.zremrangebyscore(self.held_key, "-inf", now - 10 * max(self.lease_seconds, self.interval))
+        pipe.execute()
+        return len(ids)
+
     def sweep(self) -> dict[str, int]:
-        """One sweep if this supervisor leads: resend lapsed and task-less matches, close
-        finished tournaments. Returns what it did (empty when standing by)."""
+        """One sweep: report what this worker holds; then, if this supervisor leads, resend
+        lapsed and task-less matches and close finished tournaments. Returns what it did
+        (empty when standing by)."""
+        self.report_held()
         if not self.lead():
             metrics.SUPERVISOR_SWEEPS.labels(outcome="standby").inc()
             return {}
@@ -144,7 +193,9 @@ class Supervisor:
             ).scalars())
         if not candidates:
             return []
-        queued = queued_match_ids(self.client, self.queues)
+        held_since = time.time() - max(self.lease_seconds, self.interval)
+        queued = queued_match_ids(self.client, self.queues) | {
+            int(m) for m in self.client.zrangebyscore(self.held_key, held_since, "+inf")}
         lost = [m for m in candidates if m not in queued]
         if not lost:
             return []

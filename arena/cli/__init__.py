@@ -52,7 +52,7 @@ EXAMPLES: dict[str, list[str]] = {
     "ratings recompute": ["arena ratings recompute --check", "arena ratings recompute",
                           "arena ratings recompute --check --json"],
     "worker": ["arena worker --concurrency 4 --metrics-port 9808",
-               "ARENA_LIVE_QUEUE=arena.live arena worker --live --concurrency 300"],
+               "arena worker --live --concurrency 300"],
     "serve": ["arena serve --address 0.0.0.0:50051 --web 0.0.0.0:8080"],
     "bot register": ["arena bot register mybot --owner me@example.org", "arena bot register mybot --json"],
     "bot revoke": ["arena bot revoke mybot", "arena bot revoke mybot --json"],

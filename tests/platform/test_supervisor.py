@@ -34,7 +34,7 @@ def supervised(db_url, shared_redis, queue_name, monkeypatch):
     monkeypatch.setenv("ARENA_LEASE_SECONDS", "20")
     client = redis.Redis.from_url(shared_redis)
     yield db_url, client
-    client.delete(queue_name, f"arena:supervisor:{queue_name}")
+    client.delete(queue_name, f"arena:supervisor:{queue_name}", f"arena:held:{queue_name}")
     client.close()
 
 
@@ -103,6 +103,28 @@ def test_only_sent_matches_with_no_queued_task_are_sent_again(supervised, queue_
     assert boss.sweep()["no_task"] == 0
     boss.stop()
     app.close()
+
+
+def test_tasks_a_live_worker_reports_holding_are_not_sent_again(supervised, queue_name):
+    """A worker holds tasks the queue no longer shows (reserved, or begun and not yet
+    claimed): each sweep its supervisor reports their match ids with the time. A report
+    younger than a lease keeps them from being sent again; an older one (a dead worker's)
+    does not."""
+    import time
+
+    url, client = supervised
+    _, ids = tournament(url)
+    mark_sent(ids[:2])
+    age(url, ids[:2], sent_at=True)
+    boss = supervisor(queue_name, url)
+    held = f"arena:held:{queue_name}"
+    client.zadd(held, {ids[0]: time.time(), ids[1]: time.time() - 1000})
+    done = boss.sweep()
+    assert done["no_task"] == 1 and queued_match_ids(client, [queue_name]) == {ids[1]}
+    assert boss.report_held() == 0  # no Celery worker in this process: nothing held
+    assert client.zscore(held, ids[1]) is None  # reports past ten leases are forgotten
+    client.delete(held)
+    boss.stop()
 
 
 def test_a_live_lease_keeps_a_second_delivery_away(supervised):
