@@ -191,13 +191,40 @@ def config_file(env: Mapping[str, str]) -> Path | None:
     return path
 
 
+_loaded: dict[tuple[Any, ...], ArenaSettings] = {}
+
+
+def _environment_key() -> tuple[Any, ...]:
+    """What the settings are read from: every ``ARENA_*`` variable (in any case, as
+    pydantic-settings reads them) and the config file's identity and last change."""
+    variables = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX)))
+    name = next((v for k, v in variables if k.upper() == CONFIG_ENV), None)
+    stamp: Any = None
+    if name:
+        try:
+            stat = Path(name).expanduser().stat()
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        except OSError:
+            stamp = "missing"
+    return variables, stamp
+
+
 def load(env: Mapping[str, str] | None = None) -> ArenaSettings:
     """The settings from ``env`` (default the environment) and ``ARENA_CONFIG``'s file, validated;
     a mapping given is read alone, not the process's environment.
     Raises ``pydantic.ValidationError`` (a ``ValueError``) on a wrong value; ``describe`` turns
     it into one line."""
     if env is None:
-        return ArenaSettings()
+        # Validating costs milliseconds and the settings are asked for on every match: keep
+        # the result for as long as the variables and the file's contents stay the same.
+        key = _environment_key()
+        settings = _loaded.get(key)
+        if settings is None:
+            settings = ArenaSettings()
+            if len(_loaded) >= 32:
+                _loaded.clear()
+            _loaded[key] = settings
+        return settings
     names = ArenaSettings.model_fields
     values: dict[str, Any] = {}
     path = config_file(env)
