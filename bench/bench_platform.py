@@ -144,6 +144,20 @@ class Workers:
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of the worker's main process and its pool so far."""
+        pids = [self.process.pid]
+        listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        pids += [int(p) for p in listed.split()]
+        total = 0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         os.killpg(self.process.pid, 15)
         try:
@@ -273,23 +287,28 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
         os.environ.update(env)
         db.engine(pg)
         rates: dict[str, list[float]] = {mode: [] for mode in HEALING_MODES}
+        cpu: dict[str, list[float]] = {mode: [] for mode in HEALING_MODES}
         for round_ in range(rounds):
             for mode, extra in HEALING_MODES.items():
                 workers = Workers(env | extra, processes=2)
                 try:
                     through_celery(pg, 1, batch, seed=500 + round_)  # warm-up
-                    rates[mode].append(through_celery(pg, reps, batch, seed=600 + round_)["rate"])
+                    before = workers.cpu_seconds()
+                    run = through_celery(pg, reps, batch, seed=600 + round_)
+                    rates[mode].append(run["rate"])
+                    cpu[mode].append(1000 * (workers.cpu_seconds() - before) / run["matches"])
                 finally:
                     workers.stop()
         import redis as redis_client
 
         redis_client.Redis.from_url(redis).delete(queue, f"arena:supervisor:{queue}")
-    base = statistics.median(rates["off"])
-    print(f"leases and supervisor, 2 workers, batch {batch}, median of {rounds} interleaved runs:")
+    base, base_cpu = statistics.median(rates["off"]), statistics.median(cpu["off"])
+    print(f"leases and supervisor, 2 workers, batch {batch}, median of {rounds} interleaved runs "
+          "(wall-clock rate, and the workers' CPU per match, which other load on the machine disturbs less):")
     for mode, values in rates.items():
-        rate = statistics.median(values)
-        print(f"  {mode:<9} {rate:8.1f} matches/s  = {rate / base:.3f}x off "
-              f"({', '.join(f'{v:.0f}' for v in values)})")
+        rate, per_match = statistics.median(values), statistics.median(cpu[mode])
+        print(f"  {mode:<9} {rate:8.1f} matches/s = {rate / base:.3f}x off ({', '.join(f'{v:.0f}' for v in values)}); "
+              f"worker CPU {per_match:.2f} ms/match = {per_match / base_cpu:.3f}x off")
 
 
 def leaderboard() -> None:

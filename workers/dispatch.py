@@ -11,6 +11,7 @@ and the progress carries on when the database is back (``workers.outage``).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -94,19 +95,51 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
         # Marked before the send: should the broker refuse or lose the task, the supervisor
         # knows these were meant to be played and sends them again.
         mark_sent(match_ids)
-    done = 0
+    if config.embedded:
+        play_here(work, live_from, progress, config.live_matches)
+        return len(work)
     for number, batch in enumerate(work):
         queue = config.live_queue if config.live_queue and number >= live_from else config.queue
-        if config.embedded:
-            play_matches.apply(args=(batch,), throw=True)
-            done += len(batch)
-            if progress:
-                progress(done, len(match_ids))
-        elif app is not None:
+        if app is not None:
             app.send_task(play_matches.name, args=(batch,), queue=queue)
         else:
             play_matches.apply_async(args=(batch,), queue=queue)
     return len(work)
+
+
+def play_here(work: list[list[int]], live_from: int, progress: Progress | None, concurrency: int) -> None:
+    """Embedded: the house batches one after the other, then the live matches (an external or
+    paced bot in a seat) up to ``concurrency`` at once on one event loop, as a live worker
+    plays them (``workers.live``): one at a time, a round robin of connected bots would wait
+    on every bot's every move in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arena.tournaments.play import using_runner
+
+    from . import live
+    from .tasks import play_matches
+
+    total, done, lock = sum(map(len, work)), [0], threading.Lock()
+
+    def played(batch: list[int]) -> None:
+        with lock:
+            done[0] += len(batch)
+            if progress:
+                progress(done[0], total)
+
+    def play_live(batch: list[int]) -> None:
+        with using_runner(live.play_on_loop):
+            play_matches.apply(args=(batch,), throw=True)
+        played(batch)
+
+    for batch in work[:live_from]:
+        play_matches.apply(args=(batch,), throw=True)
+        played(batch)
+    rest = work[live_from:]
+    if rest:
+        with ThreadPoolExecutor(max_workers=max(1, min(len(rest), concurrency)), thread_name_prefix="arena-live") as pool:
+            for future in [pool.submit(play_live, batch) for batch in rest]:
+                future.result()  # the first error, once all have ended
 
 
 def wait_for(tournament_id: int, progress: Progress | None = None, timeout: float | None = None,

@@ -41,6 +41,7 @@ class EventLoopThread:
 
 
 _shared: list[EventLoopThread] = []
+_starting = threading.Lock()
 
 
 def raise_open_files() -> int:
@@ -59,15 +60,22 @@ def raise_open_files() -> int:
     return soft
 
 
+def shared_loop() -> EventLoopThread:
+    """The process's one loop for live matches, started on first use."""
+    with _starting:
+        if not _shared:
+            _shared.append(EventLoopThread())
+        return _shared[0]
+
+
 def install() -> EventLoopThread:
     """Make this process play every match on one shared event loop (``arena worker --live``)."""
-    if not _shared:
-        _shared.append(EventLoopThread())
-        play.set_match_runner(play_on_loop)
-    return _shared[0]
+    loop = shared_loop()
+    play.set_match_runner(play_on_loop)
+    return loop
 
 
 def play_on_loop(game: str, players: Sequence[Player], seed: int, options: dict[str, Any] | None = None,
                  clock: Clock | None = None, match_id: str = "") -> MatchResult:
     """``arena.referee.play_match``, but on the process's shared loop."""
-    return _shared[0].run(run_match(game, players, seed, options, clock, match_id))
+    return shared_loop().run(run_match(game, players, seed, options, clock, match_id))

@@ -10,10 +10,12 @@ match's: they propagate, for the task to wait them out (``workers.outage``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +110,27 @@ PLAYER_FACTORIES: dict[str, PlayerFactory] = {"house": _house_player, "external"
 # How a claimed match is played: ``play_match`` on this thread's own loop, or, in a live
 # worker (``workers.live``), on the process's one shared loop.
 _run_match: Callable[..., Any] = play_match
+_this_thread = threading.local()  # a runner for the current thread alone (``using_runner``)
 
 
 def set_match_runner(runner: Callable[..., Any]) -> None:
     """Play this process's matches with ``runner`` (same arguments as ``play_match``)."""
     global _run_match
     _run_match = runner
+
+
+@contextlib.contextmanager
+def using_runner(runner: Callable[..., Any]) -> Iterator[None]:
+    """Play the matches of the current thread with ``runner`` meanwhile."""
+    _this_thread.runner = runner
+    try:
+        yield
+    finally:
+        _this_thread.runner = None
+
+
+def _runner() -> Callable[..., Any]:
+    return getattr(_this_thread, "runner", None) or _run_match
 
 
 def first_set(*values: float | None) -> float:
@@ -219,7 +236,7 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
             try:
                 players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
                 stage = "play"
-                result = _run_match(spec.game, players, spec.seed, spec.options, spec.clock,
+                result = _runner()(spec.game, players, spec.seed, spec.options, spec.clock,
                                     match_id=str(spec.id))
             except Exception as error:
                 if surroundings(error):
