@@ -138,11 +138,13 @@ def test_a_task_stopped_by_its_time_limit_hands_back_the_rest(pg_url, shared_red
     """Search-bot matches in batches of 16 take far longer than the task's time limit: each
     task records what it finished by its soft limit and hands the rest back, and the
     supervisor sends those again until the tournament is done."""
-    env = environment(pg_url, shared_redis, queue_name, ARENA_BATCH_SIZE="16", ARENA_TASK_TIME_LIMIT="3",
-                      ARENA_SEARCH_MS="40", ARENA_SEARCH_ITERATIONS="1000000", **QUICK)
+    # A search match takes about a second (150 ms cap a move), well under the 4.5 s soft limit;
+    # a batch of 16, ten or so of them with the search bot, far more.
+    env = environment(pg_url, shared_redis, queue_name, ARENA_BATCH_SIZE="16", ARENA_TASK_TIME_LIMIT="6",
+                      ARENA_SEARCH_MS="150", ARENA_SEARCH_ITERATIONS="1000000", **QUICK)
     db.engine(pg_url)
     with db.transaction(pg_url) as connection:
-        tid = create_tournament(connection, [GAME], ["search", "random", "random-2"], sizes=[2], repetitions=2, seed=8)
+        tid = create_tournament(connection, [GAME], ["search", "random", "random-2"], sizes=[2], repetitions=4, seed=8)
     with db.transaction(pg_url) as connection:
         ids = pending_match_ids(connection, tid)
     worker = workers(env, concurrency=1)
