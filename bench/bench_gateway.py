@@ -291,7 +291,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
                 bot_id, token = token_for(name)
                 ids.append(bot_id)
                 bots.append(subprocess.Popen(
-                    [sys.executable, "-m", "bots.random_bot", "--address", server.address],
+                    [sys.executable, "-m", "bots.random_bot", "--address", server.address, "--max-matches", "8"],
                     env={**os.environ, "ARENA_BOT_TOKEN": token}, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL))
             assert external.wait_connected(ids, 60), "the SDK bots did not connect"
