@@ -302,6 +302,8 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
         import redis as redis_client
 
         redis_client.Redis.from_url(redis).delete(queue, f"arena:supervisor:{queue}")
+        lease_cpu = in_process_lease_cost(pg, reps)
+        sweep_ms = sweep_cost(pg, redis, queue)
     base, base_cpu = statistics.median(rates["off"]), statistics.median(cpu["off"])
     print(f"leases and supervisor, 2 workers, batch {batch}, median of {rounds} interleaved runs "
           "(wall-clock rate, and the workers' CPU per match, which other load on the machine disturbs less):")
@@ -309,6 +311,43 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
         rate, per_match = statistics.median(values), statistics.median(cpu[mode])
         print(f"  {mode:<9} {rate:8.1f} matches/s = {rate / base:.3f}x off ({', '.join(f'{v:.0f}' for v in values)}); "
               f"worker CPU {per_match:.2f} ms/match = {per_match / base_cpu:.3f}x off")
+    print(f"  in one process, claim+play+record: {lease_cpu['0']:.2f} ms CPU/match with leases off, "
+          f"{lease_cpu['20']:.2f} on = {lease_cpu['20'] / lease_cpu['0']:.3f}x")
+    print(f"  one supervisor sweep (leading): {sweep_ms:.2f} ms CPU, every 5 s by default = "
+          f"{sweep_ms / 50:.3f} % of a core")
+
+
+def in_process_lease_cost(url: str, reps: int, batch: int = 16, rounds: int = 4) -> dict[str, float]:
+    """CPU per match of claiming, playing and recording in this process, leases off and on
+    (interleaved rounds, median): the task's share of the cost, without Celery's noise."""
+    from arena.tournaments.play import play_and_record
+
+    cpu: dict[str, list[float]] = {"0": [], "20": []}
+    for round_ in range(rounds):
+        for lease in cpu:
+            os.environ["ARENA_LEASE_SECONDS"] = lease
+            _, ids, _ = tournament(url, reps, seed=700 + 2 * round_ + (lease == "20"))
+            started = time.process_time()
+            for first in range(0, len(ids), batch):
+                play_and_record(ids[first : first + batch], url)
+            cpu[lease].append(1000 * (time.process_time() - started) / len(ids))
+    os.environ.pop("ARENA_LEASE_SECONDS", None)
+    return {lease: statistics.median(values) for lease, values in cpu.items()}
+
+
+def sweep_cost(url: str, redis: str, queue: str, sweeps: int = 50) -> float:
+    """CPU milliseconds of one supervisor sweep (leading) on the benchmark's store."""
+    from workers.supervisor import Supervisor
+
+    supervisor = Supervisor(redis, [queue], interval=5, lease_seconds=20, url=url)
+    try:
+        supervisor.sweep()
+        started = time.process_time()
+        for _ in range(sweeps):
+            supervisor.sweep()
+        return 1000 * (time.process_time() - started) / sweeps
+    finally:
+        supervisor.stop()
 
 
 def leaderboard() -> None:
