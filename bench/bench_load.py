@@ -146,23 +146,8 @@ class Processes:
 @contextlib.contextmanager
 def own_redis(directory: Path, maxclients: int) -> Iterator[str]:
     """A redis-server of our own (never the shared one), with room for every blocked client."""
-    services = _services()
-    port = services.free_port()
-    process = subprocess.Popen(
-        [services.redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(directory), "--maxclients", str(maxclients)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while not services.redis_answers("127.0.0.1", port):
-            if time.monotonic() > deadline:
-                raise RuntimeError("private redis-server did not start")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.kill()
-        process.wait(5)
+    with _services().private_redis(directory, maxclients) as url:
+        yield url
 
 
 # --- the load ------------------------------------------------------------------------------

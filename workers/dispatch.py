@@ -191,11 +191,10 @@ def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | N
     check_broker()
 
     def pending() -> list[int]:
-        with db.transaction() as connection:
-            # Closes a tournament whose last recording's process died before closing it.
-            finish_if_complete(connection, tournament_id)
         with db.read() as connection:
             return pending_match_ids(connection, tournament_id)
+
+    close(tournament_id, notice)  # one whose last recording's process died before closing it
 
     ids = ride_out(pending, "command", notice=notice)
     dispatch(ids, batch_size, progress)

@@ -66,15 +66,18 @@ def queued_match_ids(client: Any, queues: Iterable[str]) -> set[int]:
                 body = message["body"]
                 if message.get("properties", {}).get("body_encoding") == "base64":
                     body = base64.b64decode(body)
-                args = json.loads(body)[0]
+                ids |= task_match_ids(json.loads(body)[0])
             except (ValueError, KeyError, IndexError, TypeError):
                 continue  # not one of ours
-            first = args[0] if args else None
-            if isinstance(first, list):
-                ids.update(m for m in first if isinstance(m, int))
-            elif isinstance(first, int):
-                ids.add(first)
     return ids
+
+
+def task_match_ids(args: Any) -> set[int]:
+    """The match ids a task's arguments name: ``play_matches([ids])``, or one id first."""
+    first = args[0] if args else None
+    if isinstance(first, list):
+        return {m for m in first if isinstance(m, int)}
+    return {first} if isinstance(first, int) else set()
 
 
 def held_match_ids() -> set[int]:
@@ -92,13 +95,9 @@ def held_match_ids() -> set[int]:
         return ids
     for request in requests:
         try:
-            first = request.args[0] if request.args else None
+            ids |= task_match_ids(request.args)
         except Exception:
-            continue
-        if isinstance(first, list):
-            ids.update(m for m in first if isinstance(m, int))
-        elif isinstance(first, int):
-            ids.add(first)
+            continue  # a request whose arguments cannot be read holds none of ours
     return ids
 
 

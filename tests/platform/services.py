@@ -79,13 +79,15 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def private_redis(directory: Path):
-    """A redis-server of our own on a free port; stopped (and gone) afterwards."""
+def private_redis(directory: Path, maxclients: int | None = None):
+    """A redis-server of our own on a free port (room for ``maxclients`` clients when given);
+    stopped (and gone) afterwards."""
     port = free_port()
+    extra = ["--maxclients", str(maxclients)] if maxclients else []
     process = subprocess.Popen(
         [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(directory)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+         "--appendonly", "no", "--dir", str(directory), *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 10
