@@ -12,13 +12,15 @@ seeing more could win in a game of luck.
 
 ``python -m bench search`` (every game, ``ARENA_BENCH_PAIRS`` pairs, default 200, on
 ``ARENA_BENCH_PROCESSES`` processes, default 2); ``python -m bench.bench_search GAME
-[--pairs N] [--matchups search-heuristic,...] [--out results.jsonl]`` for one game, appending
-one JSON line per pair so a long run can be read while it goes.
+[--pairs N] [--matchups search-heuristic,...] [--out results.jsonl] [--budget iterations=48,halving=1]``
+for one game, appending one JSON line per pair so a long run can be read while it goes;
+``--budget`` tries other ``Budget`` fields than the game's default without editing it.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import multiprocessing
@@ -31,9 +33,9 @@ from dataclasses import replace
 from typing import Any
 
 from arena import games
-from arena.games import house
+from arena.games import house, search
 from arena.games.base import State
-from arena.games.search import SearchBot, default_budget
+from arena.games.search import Budget, SearchBot, default_budget
 
 MATCHUPS = ("heuristic-random", "search-heuristic")
 CEILINGS = ("oracle-random", "oracle-heuristic", "cardsharp-random", "cardsharp-heuristic")
@@ -158,6 +160,35 @@ def print_table(table: dict[tuple[str, str], dict[str, float]]) -> None:
               f"{cell['rate']:>7.1%}{cell['seconds'] / max(1, cell['pairs']):>8.2f}  {verdict}")
 
 
+def parse_budget(text: str) -> dict[str, Any]:
+    """``iterations=48,halving=1,depth=none`` as ``Budget`` fields of the right types."""
+    fields = {f.name: f.type for f in dataclasses.fields(Budget)}
+    changes: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, _, value = item.partition("=")
+        if key not in fields:
+            raise SystemExit(f"--budget: no Budget field {key!r} (fields: {', '.join(fields)})")
+        kind = str(fields[key])
+        if value.lower() in ("none", ""):
+            changes[key] = None
+        elif kind.startswith("bool"):
+            changes[key] = value.lower() in ("1", "true", "yes")
+        elif kind.startswith("int"):
+            changes[key] = int(value)
+        elif kind.startswith("float"):
+            changes[key] = float(value)
+        else:
+            changes[key] = value
+    return changes
+
+
+def override_budgets(game_names: list[str], changes: dict[str, Any]) -> None:
+    """Play ``search`` at its default budget with ``changes`` applied, in every game named
+    (set before the pool forks, so every process plays the same budget)."""
+    for game in game_names:
+        search.DEFAULT_BUDGETS[game] = replace(search.DEFAULT_BUDGETS.get(game, Budget()), **changes)
+
+
 def run(game_names: list[str], matchups: list[str], pairs: int, processes: int, out: str | None,
         first_seed: int = FIRST_SEED) -> None:
     jobs = [(g, m, first_seed + i) for g in game_names for m in matchups for i in range(pairs)]
@@ -187,12 +218,15 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"comma separated, first bot first (also {', '.join(CEILINGS)})")
     parser.add_argument("--first-seed", type=int, default=FIRST_SEED, help="pairs play seeds from here on")
     parser.add_argument("--out", help="append one JSON line per pair to this file")
+    parser.add_argument("--budget", default="", help="Budget fields to play search with, e.g. iterations=48,halving=1")
     parser.add_argument("--summarize", action="store_true", help="only print the table of --out")
     args = parser.parse_args(argv if argv is not None else [])
     if args.summarize and args.out:
         with open(args.out) as lines:
             print_table(summary(json.loads(line) for line in lines if line.strip()))
         return
+    if args.budget:
+        override_budgets(args.games or games.names(), parse_budget(args.budget))
     run(args.games or games.names(), args.matchups.split(","), args.pairs, args.processes, args.out,
         args.first_seed)
 
