@@ -149,14 +149,7 @@ class Workers:
         pids = [self.process.pid]
         listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
         pids += [int(p) for p in listed.split()]
-        total = 0
-        for pid in pids:
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-        return total / os.sysconf("SC_CLK_TCK")
+        return sum(cpu for pid in pids if (cpu := process_cpu(pid)) is not None)
 
     def stop(self) -> None:
         os.killpg(self.process.pid, 15)
@@ -232,7 +225,7 @@ def main() -> None:
         # Long runs (3,000 matches each): in a run of a second, one sweep or one scheduling
         # hiccup of the machine weighs more than the 5 % this section is there to bound.
         healing_cost(int(os.environ.get("BENCH_HEALING_REPETITIONS", "150")),
-                     rounds=int(os.environ.get("BENCH_HEALING_ROUNDS", "3")))
+                     rounds=int(os.environ.get("BENCH_HEALING_ROUNDS", "8")))
     if only in (None, "leaderboard"):
         leaderboard()
 
@@ -278,10 +271,72 @@ HEALING_MODES = {
     "stressed": {"ARENA_LEASE_SECONDS": "1", "ARENA_SUPERVISOR_SECONDS": "0.5"},
 }
 
+# Two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond the table).
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+       11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 19: 2.09, 29: 2.05}
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, float]:
+    """Mean of ``values`` and its 95 % confidence interval (Student's t)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, mean, mean
+    df = len(values) - 1
+    t = next((T95[d] for d in sorted(T95, reverse=True) if d <= df), 1.96) if df < 30 else 1.96
+    half = t * statistics.stdev(values) / len(values) ** 0.5
+    return mean, mean - half, mean + half
+
+
+def postgres_cpu(url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving the database of ``url`` (the
+    server's processes are readable here when it runs as this user or we are root)."""
+    from arena.store import db
+
+    with db.read(url) as connection:
+        pids = connection.exec_driver_sql(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()").scalars().all()
+    return {pid: cpu for pid in pids if (cpu := process_cpu(pid)) is not None}
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` so far; None when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def redis_cpu(redis: str) -> float:
+    """CPU seconds so far of the Redis server, as it reports them."""
+    import redis as redis_client
+
+    info = redis_client.Redis.from_url(redis).info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+class PlatformCPU:
+    """The CPU a run costs the whole platform: the workers (main process and pool), Redis
+    and the PostgreSQL backends of the benchmark's database."""
+
+    def __init__(self, workers: Workers, url: str, redis: str) -> None:
+        self.workers, self.url, self.redis = workers, url, redis
+        self.start = (workers.cpu_seconds(), redis_cpu(redis), postgres_cpu(url))
+
+    def spent(self) -> dict[str, float]:
+        workers0, redis0, postgres0 = self.start
+        postgres = sum(cpu - postgres0.get(pid, 0.0) for pid, cpu in postgres_cpu(self.url).items())
+        parts = {"workers": self.workers.cpu_seconds() - workers0, "redis": redis_cpu(self.redis) - redis0,
+                 "postgres": postgres}
+        return parts | {"platform": sum(parts.values())}
+
 
 def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
-    """Throughput through 2 Celery workers with leases and the supervisor off and on, the
-    modes interleaved round by round so that drift on the machine hits them alike."""
+    """Throughput through 2 Celery workers with leases and the supervisor off and on. The
+    modes take turns round by round, in a rotated order (a load that grows during the run
+    would otherwise always count against the mode played last), and every round plays the
+    same tournament in each mode, so each round gives a paired ratio against off; the mean
+    of those ratios comes with its 95 % interval."""
     from arena.store import db
 
     with redis_url() as redis, scratch_postgres() as pg:
@@ -289,17 +344,20 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
         env = {"ARENA_DATABASE_URL": pg, "ARENA_REDIS_URL": redis, "ARENA_QUEUE": queue}
         os.environ.update(env)
         db.engine(pg)
-        rates: dict[str, list[float]] = {mode: [] for mode in HEALING_MODES}
-        cpu: dict[str, list[float]] = {mode: [] for mode in HEALING_MODES}
+        modes = list(HEALING_MODES)
+        played = 0
+        rates: dict[str, list[float]] = {mode: [] for mode in modes}
+        cpu: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
         for round_ in range(rounds):
-            for mode, extra in HEALING_MODES.items():
-                workers = Workers(env | extra, processes=2)
+            for mode in modes[round_ % len(modes):] + modes[: round_ % len(modes)]:
+                workers = Workers(env | HEALING_MODES[mode], processes=2)
                 try:
                     through_celery(pg, 1, batch, seed=500 + round_)  # warm-up
-                    before = workers.cpu_seconds()
+                    meter = PlatformCPU(workers, pg, redis)
                     run = through_celery(pg, reps, batch, seed=600 + round_)
                     rates[mode].append(run["rate"])
-                    cpu[mode].append(1000 * (workers.cpu_seconds() - before) / run["matches"])
+                    played = run["matches"]
+                    cpu[mode].append({part: 1000 * seconds / run["matches"] for part, seconds in meter.spent().items()})
                 finally:
                     workers.stop()
         import redis as redis_client
@@ -307,13 +365,22 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
         redis_client.Redis.from_url(redis).delete(queue, f"arena:supervisor:{queue}")
         lease_cpu = in_process_lease_cost(pg, 30)
         sweep_ms = sweep_cost(pg, redis, queue)
-    base, base_cpu = statistics.median(rates["off"]), statistics.median(cpu["off"])
-    print(f"leases and supervisor, 2 workers, batch {batch}, median of {rounds} interleaved runs "
-          "(wall-clock rate, and the workers' CPU per match, which other load on the machine disturbs less):")
-    for mode, values in rates.items():
-        rate, per_match = statistics.median(values), statistics.median(cpu[mode])
-        print(f"  {mode:<9} {rate:8.1f} matches/s = {rate / base:.3f}x off ({', '.join(f'{v:.0f}' for v in values)}); "
-              f"worker CPU {per_match:.2f} ms/match = {per_match / base_cpu:.3f}x off")
+    print(f"leases and supervisor, 2 workers, batch {batch}, {played} matches a run, {rounds} rounds in "
+          "rotated order; each figure is the mean of the rounds' paired ratios to off [95 % interval]:")
+    verdicts = []
+    for mode in modes:
+        speed = mean_interval([on / off for on, off in zip(rates[mode], rates["off"], strict=True)])
+        work = mean_interval([on["platform"] / off["platform"] for on, off in zip(cpu[mode], cpu["off"], strict=True)])
+        parts = {part: statistics.median(run[part] for run in cpu[mode]) for part in cpu[mode][0]}
+        print(f"  {mode:<9} rate {statistics.median(rates[mode]):6.1f} matches/s = {speed[0]:.3f}x off "
+              f"[{speed[1]:.3f}, {speed[2]:.3f}]; platform CPU {parts['platform']:.2f} ms/match = {work[0]:.3f}x off "
+              f"[{work[1]:.3f}, {work[2]:.3f}] (workers {parts['workers']:.2f}, Redis {parts['redis']:.2f}, "
+              f"PostgreSQL {parts['postgres']:.2f})")
+        if mode == "defaults":
+            verdicts = [("wall-clock rate", speed[1] >= 0.95, f"lower bound {speed[1]:.3f}"),
+                        ("platform CPU per match", work[2] <= 1.05, f"upper bound {work[2]:.3f}")]
+    for name, shown, bound in verdicts:
+        print(f"  defaults cost at most 5 % of {name}: {'shown' if shown else 'not shown at this noise'} ({bound})")
     print(f"  in one process, claim+play+record: {lease_cpu['0']:.2f} ms CPU/match with leases off, "
           f"{lease_cpu['20']:.2f} on = {lease_cpu['20'] / lease_cpu['0']:.3f}x")
     print(f"  one supervisor sweep (leading): {sweep_ms:.2f} ms CPU, every 5 s by default = "
@@ -322,14 +389,15 @@ def healing_cost(reps: int, batch: int = 16, rounds: int = 3) -> None:
 
 def in_process_lease_cost(url: str, reps: int, batch: int = 16, rounds: int = 4) -> dict[str, float]:
     """CPU per match of claiming, playing and recording in this process, leases off and on
-    (interleaved rounds, median): the task's share of the cost, without Celery's noise."""
+    (the same tournament for both in a round, the order alternating; median): the task's
+    share of the cost, without Celery's noise."""
     from arena.tournaments.play import play_and_record
 
     cpu: dict[str, list[float]] = {"0": [], "20": []}
     for round_ in range(rounds):
-        for lease in cpu:
+        for lease in (["0", "20"] if round_ % 2 == 0 else ["20", "0"]):
             os.environ["ARENA_LEASE_SECONDS"] = lease
-            _, ids, _ = tournament(url, reps, seed=700 + 2 * round_ + (lease == "20"))
+            _, ids, _ = tournament(url, reps, seed=700 + round_)
             started = time.process_time()
             for first in range(0, len(ids), batch):
                 play_and_record(ids[first : first + batch], url)
