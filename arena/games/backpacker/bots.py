@@ -30,6 +30,16 @@ KEEP = {
 GREY_PAIN = {"thief": 200, "out_of_cash": 120, "sickness": 90, "no_flight": 60}
 
 
+# Action ids parsed once: (verb, card, {"on": ..., "with": ...}). The set of ids is finite.
+_PARSED: dict[str, tuple[str, str, dict[str, str]]] = {}
+
+
+def _parse(action: str) -> tuple[str, str, dict[str, str]]:
+    words = action.split()
+    card = words[1] if len(words) > 1 else ""
+    return words[0], card, dict(w.split("=", 1) for w in words[2:] if "=" in w)
+
+
 class BackpackerHeuristic(HouseBot):
     """Rulebook strategy: greys on, Bad Advice on the leader, 5 continents, home in time."""
 
@@ -39,6 +49,9 @@ class BackpackerHeuristic(HouseBot):
         self.obs = observation
         self.me = observation["seat"]
         self.mine = observation["players"][self.me]
+        # Facts of this observation asked for once per legal action: worked out once.
+        self._been: set[str] | None = None
+        self._greys: list[str] | None = None
         phase = observation["phase"]
         handler = getattr(self, "_" + phase, None)
         if handler is not None:
@@ -54,10 +67,16 @@ class BackpackerHeuristic(HouseBot):
         return score_trip(player["trip"], bad)[0]
 
     def _visited(self) -> set[str]:
-        return continents(self.mine["trip"])
+        been = self._been
+        if been is None:
+            been = self._been = continents(self.mine["trip"])
+        return been
 
     def _grey_in_hand(self) -> list[str]:
-        return [c for c in self.obs["hand"] if c in GREY]
+        greys = self._greys
+        if greys is None:
+            greys = self._greys = [c for c in self.obs["hand"] if c in GREY]
+        return greys
 
     def _leader(self) -> int:
         """The opponent with the most banked plus travelling points."""
@@ -97,7 +116,7 @@ class BackpackerHeuristic(HouseBot):
         value = self._trip_value(self.mine)
         n = self.obs["num_players"]
         future = self.obs["future_size"]
-        cont = len(continents(self.mine["trip"]))
+        cont = len(self._visited())
         status = self.mine["status"]
         stuck = bool(status) and status["card"] in BAD_ADVICE | {"love", "visa_problem"}
         if value <= 0 and not stuck:
@@ -108,7 +127,7 @@ class BackpackerHeuristic(HouseBot):
         if cont >= 5:
             return "go_home"
         playable = any(
-            c in COUNTRIES and COUNTRIES[c].continent not in continents(self.mine["trip"])
+            c in COUNTRIES and COUNTRIES[c].continent not in self._visited()
             for c in self.obs["hand"]
         )
         if stuck and value >= 100 and not any(c in GOOD_FOR for c in self.obs["hand"]):
@@ -118,8 +137,10 @@ class BackpackerHeuristic(HouseBot):
         return "draw"
 
     def _value(self, action: str) -> float:
-        words = action.split()
-        verb = words[0]
+        parsed = _PARSED.get(action)
+        if parsed is None:
+            parsed = _PARSED[action] = _parse(action)
+        verb, card, args = parsed
         if verb == "abandon":
             top = self.mine["trip"][-1]
             loss = COUNTRIES[top["country"]].points * (1 + len(top["bonuses"]))
@@ -128,8 +149,6 @@ class BackpackerHeuristic(HouseBot):
                 c in GOOD_FOR and self.mine["status"]["card"] in GOOD_FOR[c] for c in self.obs["hand"]
             )
             return -100 if has_good else new - loss * 0.5
-        card = words[1] if len(words) > 1 else ""
-        args = dict(w.split("=", 1) for w in words[2:] if "=" in w)
         if verb == "discard":
             if args.get("with") == "insurance":
                 return 150 + GREY_PAIN.get(card, 0) / 2
@@ -143,7 +162,7 @@ class BackpackerHeuristic(HouseBot):
         trip = self.mine["trip"]
         camera = 20 if self.mine["video_camera"] else 0
         if country is not None:
-            cont = continents(trip)
+            cont = self._visited()
             value = country.points + camera + 40
             if len(cont | {country.continent}) >= 5 > len(cont):
                 value += 200
