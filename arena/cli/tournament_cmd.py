@@ -142,7 +142,8 @@ def run_create(args: argparse.Namespace) -> int:
 
 def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | None = None) -> int:
     """Dispatch the tournament's pending matches, show progress, print the status (or, with
-    ``as_json``, the status document with ``extra`` beside it)."""
+    ``as_json``, the status document with ``extra`` beside it). Exit code 1 when the
+    tournament was waited for and ended with failed matches, so that a script can tell."""
     from workers.dispatch import run_tournament
 
     bar = ProgressBar(f"tournament {tournament_id}")
@@ -156,7 +157,7 @@ def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | 
         print_json(status | {"failures": failed} | (extra or {}))
     else:
         print_status(status, failed)
-    return 0
+    return 1 if wait and failed and status["status"] == "done" else 0
 
 
 def outage_notice(bar: ProgressBar | None = None):

@@ -75,8 +75,10 @@ def test_poison_matches_fail_alone_and_are_retried_by_hand(cluster, workers):
     set_options(url, bad_setup, "not a mapping")  # the row itself cannot be read as options
     workers(cluster, concurrency=1)
     started = time.monotonic()
-    out = arena(cluster, "tournament", "run", str(tid)).stdout
+    done = arena(cluster, "tournament", "run", str(tid), check=False)
+    out = done.stdout
     assert time.monotonic() - started < 60
+    assert done.returncode == 1, done.stderr  # a script can tell a tournament with failures
     assert "done with 2 failed" in out
     assert f"match {bad_play} ({GAME}): play: BadOptions:" in out and "no_such_option" in out
     assert f"match {bad_setup} ({GAME}): setup: ValueError:" in out
