@@ -38,7 +38,7 @@ def test_create_run_status_and_list_agree(embedded, capsys):
     assert made["matches"] == 6 and made["status"] == "running" and made["failures"] == []
     assert made["games"] == {game: {"done": 0, "total": 6, "failed": 0, "cancelled": 0}}
 
-    ran, _ = run_json(capsys, "tournament", "run", str(made["id"]))
+    ran, _ = run_json(capsys, "tournament", "run", str(made["id"]), code=1)  # ended with a failure
     assert ran["id"] == made["id"] and ran["status"] == "done"
     assert ran["games"][game]["done"] == 6
     status, _ = run_json(capsys, "tournament", "status", str(made["id"]))
@@ -75,7 +75,7 @@ def test_run_lists_failures_and_retry_failed_plays_them(embedded, capsys):
         first_match = connection.execute(sa.text("select min(id) from match")).scalar_one()
     poison(embedded, first_match, {"no_such_option": 1})
 
-    ran, _ = run_json(capsys, "tournament", "run", str(made["id"]))
+    ran, _ = run_json(capsys, "tournament", "run", str(made["id"]), code=1)  # ended with a failure
     assert ran["games"][game] == {"done": 1, "total": 2, "failed": 1, "cancelled": 0}
     assert [f["match"] for f in ran["failures"]] == [first_match]
     assert "no_such_option" in ran["failures"][0]["error"]
