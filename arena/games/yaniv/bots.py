@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import accumulate
+from operator import mul
 from typing import Any
 
 from arena.games import HouseBot, cards
 
-from .melds import VALUE, discards, hand_value
+from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, most_shed
 
 FULL_PACK = cards.deck(jokers=2)
 # Call Yaniv only when no Assaf is this likely (tuned against the house bots).
@@ -19,20 +21,73 @@ def meld_bonus(hand: list[str]) -> int:
     """Points the best set or run sheds beyond the highest single card: what holding
     cards that belong together is worth next turn."""
     single = max((VALUE[c] for c in hand), default=0)
-    return max((sum(VALUE[c] for c in d) for d in discards(hand)), default=0) - single
+    return most_shed(hand) - single
 
 
-_OUTLOOKS: dict[tuple[str, ...], float] = {}  # sorted hand -> outlook: searches ask again and again
+_OUTLOOKS: dict[int, float] = {}  # hand_key -> outlook: searches ask again and again
 
 
 def outlook(hand: list[str]) -> float:
     """Lower is better: points held, less half of what a set or run could shed at once."""
-    key = tuple(sorted(hand))
+    return _outlook(hand_key(hand))
+
+
+def _outlook(key: int) -> float:
     known = _OUTLOOKS.get(key)
     if known is None:
         if len(_OUTLOOKS) >= 200_000:
             _OUTLOOKS.clear()
+        hand = cards_of(key)
         known = _OUTLOOKS[key] = hand_value(hand) - 0.5 * meld_bonus(hand)
+    return known
+
+
+class _Laid:
+    """What the heuristic needs of a ``discard ...`` action: the cards' key and points, and
+    how many of its outer cards are low enough to feed the next player."""
+
+    __slots__ = ("key", "low_outer", "value")
+
+    def __init__(self, action: str) -> None:
+        laid = action.split()[1:]
+        self.key = hand_key(laid)
+        self.value = hand_value(laid)
+        self.low_outer = sum(1 for c in {laid[0], laid[-1]} if VALUE[c] <= 2)
+
+
+_LAID: dict[str, _Laid] = {}
+
+
+class _Unseen:
+    """The values of the cards a seat has not seen, as counts per value (0 to 10)."""
+
+    __slots__ = ("below", "counts", "mean", "size")
+
+    def __init__(self, counts: list[int]) -> None:
+        if not any(counts):
+            counts = [1] + [0] * 10  # nothing unseen: one card worth nothing
+        self.counts = counts
+        self.below = list(accumulate(counts))  # below[t]: how many are worth t or less
+        self.size = self.below[-1]
+        self.mean = sum(map(mul, _POINTS, counts)) / self.size
+
+    def at_most(self, points: int) -> int:
+        """How many unseen cards are worth ``points`` or less."""
+        if points < 0:
+            return 0
+        return self.below[min(points, 10)]
+
+
+_POINTS = range(11)
+_PACK_COUNTS: dict[int, list[int]] = {}  # decks -> count of each value in the full packs
+
+
+def _pack_counts(decks: int) -> list[int]:
+    known = _PACK_COUNTS.get(decks)
+    if known is None:
+        known = _PACK_COUNTS[decks] = [0] * 11
+        for c in FULL_PACK:
+            known[VALUE[c]] += decks
     return known
 
 
@@ -53,56 +108,78 @@ class YanivHeuristic(HouseBot):
         phase = observation["phase"]
         if phase == "ninety":
             return "draw_wild"
-        hand: list[str] = list(observation["hand"])
+        key = hand_key(observation["hand"])
+        held = observation["hand_value"]
         unseen = self._unseen_values(observation)
         limit = observation["call_limit"]
         if phase == "draw":
-            return min(legal_actions, key=lambda a: self._draw_cost(a, hand, unseen, limit))
+            return min(legal_actions, key=lambda a: self._draw_cost(a, key, held, unseen, limit))
         if "yaniv" in legal_actions and self._safe_to_call(observation, unseen):
             return "yaniv"
         last = observation["last_discard"]
-        draws = ["draw deck", *(f"take {c}" for c in dict.fromkeys([last[0], last[-1]]))]
+        takes = list(dict.fromkeys([last[0], last[-1]]))
         best = None
         best_cost = 0.0
         for action in legal_actions:
             if action == "yaniv":
                 continue
-            laid = action.split()[1:]
-            rest = list(hand)
-            for c in laid:
-                rest.remove(c)
-            cost = min(self._draw_cost(d, rest, unseen, limit) for d in draws)
+            laid = _LAID.get(action)
+            if laid is None:
+                laid = _LAID[action] = _Laid(action)
+            rest = key - laid.key
+            rest_value = held - laid.value
+            cost = min(
+                self._deck_cost(rest, rest_value, unseen, limit),
+                *(self._take_cost(rest, rest_value, c, limit) for c in takes),
+            )
             # Do not feed the next player: a low card or joker left on the outside of
             # the discard is theirs to take.
-            outer = {laid[0], laid[-1]}
-            cost += 0.3 * sum(1 for c in outer if VALUE[c] <= 2)
+            cost += 0.3 * laid.low_outer
             if best is None or cost < best_cost:
                 best, best_cost = action, cost
         assert best is not None
         return best
 
-    @staticmethod
-    def _draw_cost(action: str, hand: list[str], unseen: list[int], limit: int) -> float:
+    @classmethod
+    def _draw_cost(cls, action: str, key: int, held: int, unseen: _Unseen, limit: int) -> float:
         """Expected outlook after the draw, less a bonus for being able to call Yaniv next
         turn (without it two careful players can swap middling cards for ever)."""
         if action == "draw deck":
-            held = hand_value(hand)
-            callable_chance = sum(1 for v in unseen if held + v <= limit) / len(unseen)
-            return outlook(hand) + sum(unseen) / len(unseen) - CALL_BONUS * callable_chance
-        taken = [*hand, action.split()[1]]
-        return outlook(taken) - (CALL_BONUS if hand_value(taken) <= limit else 0.0)
+            return cls._deck_cost(key, held, unseen, limit)
+        return cls._take_cost(key, held, action.split()[1], limit)
 
-    def _unseen_values(self, obs: dict[str, Any]) -> list[int]:
+    @staticmethod
+    def _deck_cost(key: int, held: int, unseen: _Unseen, limit: int) -> float:
+        """``_draw_cost`` of drawing from the deck: a random unseen card joins the hand."""
+        callable_chance = unseen.at_most(limit - held) / unseen.size
+        return _outlook(key) + unseen.mean - CALL_BONUS * callable_chance
+
+    @staticmethod
+    def _take_cost(key: int, held: int, card: str, limit: int) -> float:
+        """``_draw_cost`` of taking ``card`` from the pile."""
+        return _outlook(key + CARD_KEY[card]) - (CALL_BONUS if held + VALUE[card] <= limit else 0.0)
+
+    def _unseen_values(self, obs: dict[str, Any]) -> _Unseen:
         """Values of the cards this seat has not seen (the deck and others' unknown cards)."""
-        left = dict.fromkeys(FULL_PACK, obs["options"]["decks"])
-        for pile in (obs["hand"], obs["discard_pile"], obs["last_discard"], obs["my_discard"],
-                     *obs["known_cards"]):
-            for c in pile:
-                if left.get(c):
-                    left[c] -= 1
-        return [VALUE[c] for c, n in left.items() for _ in range(n)] or [0]
+        decks = obs["options"]["decks"]
+        counts = list(_pack_counts(decks))
+        piles = (obs["hand"], obs["discard_pile"], obs["last_discard"], obs["my_discard"], *obs["known_cards"])
+        if decks == 1:
+            seen: set[str] = set()
+            for pile in piles:
+                seen.update(pile)
+            for c in seen:
+                counts[VALUE[c]] -= 1
+        else:
+            times: dict[str, int] = {}
+            for pile in piles:
+                for c in pile:
+                    times[c] = times.get(c, 0) + 1
+            for c, n in times.items():
+                counts[VALUE[c]] -= min(n, decks)
+        return _Unseen(counts)
 
-    def _safe_to_call(self, obs: dict[str, Any], values: list[int]) -> bool:
+    def _safe_to_call(self, obs: dict[str, Any], values: _Unseen) -> bool:
         """Whether calling is likely to stand against Assaf (yaniv 2.4.2): the chance that
         every opponent holds at least as many points, treating each unseen card in their
         hands as a random unseen card."""
@@ -118,14 +195,16 @@ class YanivHeuristic(HouseBot):
         return chance >= CALL_CONFIDENCE
 
 
-def _chance_below(values: list[int], count: int, limit: int) -> float:
+def _chance_below(values: _Unseen, count: int, limit: int) -> float:
     """Chance that ``count`` cards drawn from ``values`` (with replacement) sum below ``limit``."""
     if limit <= 0:
         return 0.0
     weights = [0.0] * (limit + 1)
-    for v in values:
+    share = 1.0 / values.size
+    for v, n in enumerate(values.counts):
         if v < limit:
-            weights[v] += 1.0 / len(values)
+            for _ in range(n):  # added one card at a time, as the sum of the cards' chances
+                weights[v] += share
     dist = [1.0] + [0.0] * (limit - 1)  # dist[t]: chance the sum so far is t (< limit)
     for _ in range(count):
         nxt = [0.0] * limit

@@ -28,6 +28,7 @@ VALUE.update({j: 0 for j in cards.JOKERS})
 RUN_RANK = {r: i + 1 for i, r in enumerate("A23456789TJQK")}
 RUN_BIT = {r + s: 1 << (i + 1) for i, r in enumerate("A23456789TJQK") for s in cards.SUITS}
 RUN_CARD = {(i + 1, s): r + s for i, r in enumerate("A23456789TJQK") for s in cards.SUITS}
+RUN_VALUE = [0, *(min(r, 10) for r in range(1, 14))]  # run rank -> card value
 
 
 # Ace low, then suit; jokers last. The same order as cards.sort_cards with RUN_RANK, as a
@@ -120,3 +121,111 @@ def discards(hand: list[str]) -> list[tuple[str, ...]]:
     if len(hand) >= 3:
         out += _runs(hand)
     return list(dict.fromkeys(out))
+
+
+# A hand as one integer: two bits per card of the double pack (a card is held at most twice),
+# so the key of a hand is the sum of its cards' keys whatever their order, and laying or
+# taking a card is a subtraction or an addition. Searches meet the same hands again and
+# again; these keys let them remember what a hand allows without sorting it each time.
+CARD_KEY = {c: 1 << (2 * i) for i, c in enumerate(cards.deck(jokers=2))}
+_KEY_CARD = {(2 * i): c for i, c in enumerate(cards.deck(jokers=2))}
+
+
+def hand_key(hand: list[str]) -> int:
+    """The same integer for every ordering of the same cards."""
+    return sum(map(CARD_KEY.__getitem__, hand))
+
+
+# cards_of reads a key a byte at a time: byte i of a key -> the cards it holds.
+_KEY_BYTES = [
+    [
+        [c for slot in range(4) for c in [_KEY_CARD.get(8 * i + 2 * slot, "")] * (b >> 2 * slot & 3) if c]
+        for b in range(256)
+    ]
+    for i in range(len(CARD_KEY) // 4 + 1)
+]
+
+
+def cards_of(key: int) -> list[str]:
+    """The cards of a ``hand_key``."""
+    out: list[str] = []
+    i = 0
+    while key:
+        b = key & 255
+        if b:
+            out += _KEY_BYTES[i][b]
+        key >>= 8
+        i += 1
+    return out
+
+
+_DISCARD_IDS: dict[int, list[str]] = {}  # hand_key -> sorted ``discard ...`` action ids
+
+
+def discard_ids(hand: list[str]) -> list[str]:
+    """The ``discard ...`` action ids of ``hand``, sorted (a new list each call). The set of
+    discards does not depend on the order of the hand, so it is remembered per hand."""
+    key = hand_key(hand)
+    known = _DISCARD_IDS.get(key)
+    if known is None:
+        if len(_DISCARD_IDS) >= 200_000:
+            _DISCARD_IDS.clear()
+        known = _DISCARD_IDS[key] = sorted("discard " + " ".join(d) for d in discards(hand))
+    return list(known)
+
+
+def most_shed(hand: list[str]) -> int:
+    """The most points one discard from ``hand`` sheds: ``max`` of the values of
+    ``discards(hand)``, computed without listing them. A set sheds every card of its rank;
+    a run sheds the cards it holds in its span, its gaps filled by jokers (worth 0)."""
+    best = 0
+    jokers = 0
+    by_rank: dict[str, int] = {}
+    suits: dict[str, int] = {}  # suit -> bit r for each run rank r held
+    for c in hand:
+        bit = RUN_BIT.get(c)
+        if bit is None:
+            jokers += 1
+            continue
+        value = VALUE[c]
+        if value > best:
+            best = value
+        same = by_rank[c[0]] = by_rank.get(c[0], 0) + 1  # a set sheds all of one rank
+        if same * value > best:
+            best = same * value
+        suits[c[1]] = suits.get(c[1], 0) | bit
+    if len(hand) >= 3:
+        for mask in suits.values():
+            shed = _run_shed(mask, jokers)
+            if shed > best:
+                best = shed
+    return best
+
+
+_RUN_SHED: dict[tuple[int, int], int] = {}  # (ranks held in a suit, jokers) -> most a run sheds
+
+
+def _run_shed(mask: int, jokers: int) -> int:
+    """The most points a run of one suit sheds: the suit's cards held are the bits of
+    ``mask`` (bit r for run rank r), ``jokers`` fill gaps."""
+    known = _RUN_SHED.get((mask, jokers))
+    if known is not None:
+        return known
+    best = 0
+    if mask.bit_count() + jokers >= 3:
+        for low in range(1, 12):
+            missing = 0
+            shed = 0
+            present = False
+            for high in range(low, 14):
+                if mask >> high & 1:
+                    shed += RUN_VALUE[high]
+                    present = True
+                else:
+                    missing += 1
+                    if missing > jokers:
+                        break
+                if high - low >= 2 and present and shed > best:
+                    best = shed
+    _RUN_SHED[(mask, jokers)] = best
+    return best

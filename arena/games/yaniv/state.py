@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.games import State, cards
 
-from .melds import VALUE, discards, hand_value, in_hand_order
+from .melds import VALUE, discard_ids, hand_value, in_hand_order
 
 DISCARD = "discard"
 DRAW_DECK = "draw deck"
@@ -85,7 +85,7 @@ class YanivState(State):
                 out.append(DRAW_DECK)
             return list(dict.fromkeys(out))
         hand = self.hands[seat]
-        out = [DISCARD + " " + " ".join(d) for d in discards(hand)]
+        out = discard_ids(hand)
         if hand_value(hand) <= self.options["call_limit"]:
             out.append(YANIV)  # yaniv 2.4.2
         return out
