@@ -102,3 +102,19 @@ def test_search_is_deterministic_for_a_seed(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setitem(search.DEFAULT_BUDGETS, "backpacker", Budget(iterations=6, depth=8, halving=True))
     first = house.play("backpacker", ["search", "heuristic"], seed=11)[1]
     assert first == house.play("backpacker", ["search", "heuristic"], seed=11)[1]
+
+
+def test_the_candidates_are_the_heuristics_best_rated_actions() -> None:
+    """With more legal actions than candidates, the search weighs the heuristic's choice
+    and its runners-up (by the heuristic's own values), not a random draw."""
+    hand = ["zimbabwe", "mongolia", "uk", "beach", "culture", "bad_timing", "reunion"]
+    state = position([hand, ["culture"] * 5], trips=[[entry("japan")], [entry("peru")]])
+    legal = state.legal_actions(0)
+    bot = BackpackerSearch(0, 1)
+    bot.budget = Budget(iterations=4, depth=4, candidates=4)
+    guess = bot.guide.act(state.observation(0), legal)
+    chosen = bot.candidates(legal, guess, random.Random(0))
+    assert len(legal) > 4 and len(chosen) == 4 and chosen[0] == guess
+    values = {a: bot.guide._value(a) for a in legal}
+    assert min(values[a] for a in chosen[1:]) >= max(values[a] for a in legal if a not in chosen)
+    assert "discard zimbabwe" not in chosen  # a new continent is worth more played than binned

@@ -25,6 +25,7 @@ from typing import Any
 from arena.games.house import HouseBot
 from arena.games.search import SearchBot, standing
 
+from .bots import BackpackerHeuristic
 from .deck import BAD_ADVICE, GREY
 from .scoring import score_trip
 
@@ -90,11 +91,36 @@ def playout_observation(state: Any, seat: int) -> dict[str, Any]:
     }
 
 
+def rank(guide: BackpackerHeuristic, action: str) -> float:
+    """How the heuristic, which has just decided, rates ``action``: its value of a play or a
+    discard, its keeping worth of a card taken (or, given away, the opposite)."""
+    verb, _, rest = action.partition(" ")
+    card = rest.split(" ", 1)[0]
+    if verb in ("play", "discard", "abandon"):
+        return guide._value(action)
+    if verb == "take":
+        return guide._card_worth(card)
+    if verb in ("pass", "give", "offer"):
+        return -guide._card_worth(card)
+    return 0.0
+
+
 class BackpackerSearch(SearchBot):
     """``SearchBot`` whose unfinished playouts count the trips on the table."""
 
     def __init__(self, seat: int, seed: int) -> None:
         super().__init__("backpacker", seat, seed)
+
+    def candidates(self, legal: list[str], guess: str | None, rng: random.Random) -> list[str]:
+        """All the actions, or the heuristic's choice and the runners-up by its own measure
+        of them, rather than a random draw: with six cards in hand there are often a dozen
+        plays and discards, most of them plainly poor."""
+        limit = max(1, self.budget.candidates)
+        guide = self.guide
+        if len(legal) <= limit or guess is None or not isinstance(guide, BackpackerHeuristic):
+            return super().candidates(legal, guess, rng)
+        ranked = sorted((a for a in legal if a != guess), key=lambda a: -rank(guide, a))
+        return [guess, *ranked[: limit - 1]]
 
     def playout(self, world: Any, action: str, seed: int) -> float:
         """``action`` in a copy of ``world``, then the heuristic in every seat for at most
