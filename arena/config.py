@@ -20,6 +20,8 @@ by ``arena.settings`` (which also reads the optional ``ARENA_CONFIG`` TOML file)
 ``ARENA_OUTAGE_SECONDS``  how long a task or a following command waits out a database outage
                         (default 300; read by ``workers.outage``).
 ``ARENA_ELO_K``         Elo K factor (default 32).
+``ARENA_DB_POOL``       PostgreSQL connections a process keeps (default 5, as many again at busy
+                        moments; a live worker keeps one per ten live matches at least).
 ``ARENA_METRICS_PORT``  port of a worker's ``/metrics`` (default 9808; 0 disables).
 ``ARENA_METRICS_ADDRESS``  address a worker's ``/metrics`` listens on (default ``127.0.0.1``:
                         this machine only; ``0.0.0.0`` where a scraper on another host needs it).
@@ -50,6 +52,7 @@ class Settings:
     elo_k: float
     metrics_port: int
     metrics_address: str = "127.0.0.1"
+    db_pool: int = 5
 
     @property
     def queues(self) -> list[str]:
@@ -87,4 +90,5 @@ def settings() -> Settings:
         elo_k=model.elo_k,
         metrics_port=model.metrics_port,
         metrics_address=model.metrics_address or "127.0.0.1",
+        db_pool=model.db_pool,
     )

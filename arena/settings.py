@@ -53,6 +53,10 @@ class ArenaSettings(BaseSettings):
     redis_url: str | None = Field(default=None,
         description="Celery broker (and, with the gateway, the bot mailbox). Unset = embedded: tasks run "
                     "in the calling process.")
+    db_pool: int = Field(default=5, ge=1, le=1000,
+        description="PostgreSQL connections one process keeps open (as many again at busy moments). "
+                    "`arena worker --live` keeps at least one per ten `ARENA_LIVE_MATCHES`: its threads "
+                    "all claim and record, and its supervisor must not queue behind them.")
     queue: str = Field(default="arena", min_length=1,
         description="Celery queue name.")
     live_queue: str = Field(default="",

@@ -18,6 +18,7 @@ and time bank per seat), and its lease covers a worker that dies.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -58,6 +59,24 @@ def raise_open_files() -> int:
         except (ValueError, OSError):
             pass
     return soft
+
+
+# One database connection kept per this many live matches: every task thread claims and
+# records through the process's pool, and the supervisor's sweeps must not wait behind them.
+MATCHES_PER_CONNECTION = 10
+
+
+def size_database_pool(matches: int) -> int:
+    """Raise this process's ``ARENA_DB_POOL`` to one connection per ``MATCHES_PER_CONNECTION``
+    live matches (a larger setting stands); returns the size in force."""
+    from arena.config import settings
+    from arena.store import db
+
+    wanted = max(settings().db_pool, -(-matches // MATCHES_PER_CONNECTION))
+    if wanted != settings().db_pool:
+        os.environ["ARENA_DB_POOL"] = str(min(wanted, 1000))
+        db.dispose_all()  # engines made before keep their old size
+    return settings().db_pool
 
 
 def shared_loop() -> EventLoopThread:

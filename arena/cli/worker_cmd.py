@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         live.raise_open_files()
         live.install()
         pool, queue, concurrency = "threads", config.live_queue, args.concurrency or config.live_matches
+        live.size_database_pool(concurrency)
     else:
         pool, queue, concurrency = "prefork", config.queue, args.concurrency or os.cpu_count() or 1
     if concurrency < 1:

@@ -71,7 +71,8 @@ def make_engine(url: str) -> Engine:
         return engine
     # No pre-ping (a round trip per transaction): a dropped connection fails its
     # transaction, the pool discards it, and the task's retry gets a fresh one.
-    return sa.create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
+    size = settings().db_pool
+    return sa.create_engine(url, pool_size=size, max_overflow=size, pool_recycle=1800)
 
 
 def engine(url: str | None = None, migrate: bool = True) -> Engine:

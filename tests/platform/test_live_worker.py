@@ -129,3 +129,27 @@ def test_fifty_bots_two_gateways_one_live_worker(pg_url, shared_redis, queue_nam
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url, monkeypatch):
+    """ARENA_DB_POOL sizes every process's PostgreSQL pool; a live worker, whose task threads
+    all claim and record, keeps at least one connection per ten live matches."""
+    from workers import live
+
+    monkeypatch.setenv("ARENA_DB_POOL", "7")
+    db.dispose_all()
+    pool = db.engine(pg_url).pool
+    assert (pool.size(), pool._max_overflow) == (7, 7)
+    with db.engine(pg_url).connect() as connection:  # a real connection through it
+        assert connection.exec_driver_sql("select 1").scalar_one() == 1
+
+    monkeypatch.delenv("ARENA_DB_POOL")
+    assert live.size_database_pool(200) == 20
+    assert db.engine(pg_url).pool.size() == 20  # engines made before were replaced
+    monkeypatch.setenv("ARENA_DB_POOL", "50")
+    assert live.size_database_pool(200) == 50  # a larger setting stands
+    monkeypatch.setenv("ARENA_DB_POOL", "0")
+    with pytest.raises(ValueError, match="db_pool"):  # the command line names ARENA_DB_POOL
+        live.size_database_pool(200)
+    monkeypatch.delenv("ARENA_DB_POOL")
+    db.dispose_all()
