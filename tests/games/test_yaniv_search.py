@@ -15,6 +15,7 @@ import random
 from arena import games
 from arena.games import cards, house
 from arena.games.search import Budget, SearchBot
+from arena.games.yaniv import YanivHeuristic, YanivSearch
 from arena.games.yaniv.melds import VALUE, cards_of, discard_ids, discards, hand_key, most_shed
 
 GAME = games.get("yaniv")
@@ -87,7 +88,7 @@ def test_search_plays_as_before() -> None:
     state = GAME.new_state(2, 1000)
     budget = Budget(iterations=12, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
                     scale=15.0)
-    searcher = SearchBot("yaniv", 0, 1000, budget)
+    searcher = YanivSearch("yaniv", 0, 1000, budget)
     bots = [searcher, house.house_bot("yaniv", "heuristic", 1, 1000)]
     lines: list[str] = []
     while (to_act := state.to_act()) and len(lines) < 60:
@@ -98,3 +99,45 @@ def test_search_plays_as_before() -> None:
         lines.append(f"{seat} {action}")
     assert hashlib.sha256("\n".join(lines).encode()).hexdigest() == SEARCH_DIGEST
     assert searcher.playouts == SEARCH_PLAYOUTS
+
+
+def test_the_registered_search_is_yanivs() -> None:
+    assert isinstance(house.house_bot("yaniv", "search", 0, 1), YanivSearch)
+
+
+def _positions() -> list[tuple[object, int]]:
+    """Positions along heuristic matches of every option set, with the seat to act."""
+    out = []
+    for index, options in enumerate([{}, *GAME.test_option_sets]):
+        players = 2 if index == 0 else 3
+        for seed in range(3):
+            state = GAME.new_state(players, seed, options)
+            bots = [YanivHeuristic(seat, seed) for seat in range(players)]
+            while (to_act := state.to_act()) and state.moves < 400:
+                seat = to_act[0]
+                out.append((state.clone(), seat))
+                state.apply(seat, bots[seat].act(state.observation(seat), state.legal_actions(seat)))
+    return out
+
+
+def test_the_heuristic_reads_the_state_as_it_reads_the_observation() -> None:
+    """``act_in`` (playouts) chooses what ``act`` (the house bot) chooses, everywhere."""
+    bot = YanivHeuristic(0, 1)
+    for state, seat in _positions():
+        legal = state.legal_actions(seat)  # type: ignore[attr-defined]
+        assert bot.act_in(state, seat, legal) == bot.act(state.observation(seat), legal)  # type: ignore[arg-type, attr-defined]
+
+
+def test_yaniv_playouts_score_as_the_shared_playouts() -> None:
+    """``YanivSearch.playout`` scores every playout as ``SearchBot.playout`` does, at the
+    depths and scorings the budgets use."""
+    rng = random.Random(3)
+    positions = _positions()
+    budgets = [(Budget(depth=80, until_scored=True, scale=15.0), 40), (Budget(depth=30), 20), (Budget(depth=None), 4)]
+    for budget, count in budgets:
+        for state, seat in rng.sample(positions, count):
+            fast = YanivSearch("yaniv", seat, 1, budget)
+            shared = SearchBot("yaniv", seat, 1, budget)
+            world = state.resample_hidden(seat, random.Random(seat))  # type: ignore[attr-defined]
+            for action in world.legal_actions(seat):
+                assert fast.playout(world, action, 5) == shared.playout(world, action, 5)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import accumulate
 from operator import mul
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games import HouseBot, cards
 
-from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, most_shed
+from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, most_shed, shed_profile
+
+if TYPE_CHECKING:
+    from .state import YanivState
 
 FULL_PACK = cards.deck(jokers=2)
 # Call Yaniv only when no Assaf is this likely (tuned against the house bots).
@@ -37,8 +41,8 @@ def _outlook(key: int) -> float:
     if known is None:
         if len(_OUTLOOKS) >= 200_000:
             _OUTLOOKS.clear()
-        hand = cards_of(key)
-        known = _OUTLOOKS[key] = hand_value(hand) - 0.5 * meld_bonus(hand)
+        total, single, shed = shed_profile(cards_of(key))
+        known = _OUTLOOKS[key] = total - 0.5 * (shed - single)
     return known
 
 
@@ -79,6 +83,8 @@ class _Unseen:
 
 
 _POINTS = range(11)
+_CARD_BIT = {c: 1 << i for i, c in enumerate(FULL_PACK)}
+_VALUE_MASKS = [sum(bit for c, bit in _CARD_BIT.items() if VALUE[c] == v) for v in _POINTS]
 _PACK_COUNTS: dict[int, list[int]] = {}  # decks -> count of each value in the full packs
 
 
@@ -108,15 +114,49 @@ class YanivHeuristic(HouseBot):
         phase = observation["phase"]
         if phase == "ninety":
             return "draw_wild"
-        key = hand_key(observation["hand"])
-        held = observation["hand_value"]
-        unseen = self._unseen_values(observation)
-        limit = observation["call_limit"]
+        obs = observation
+        known = obs["known_cards"]
+        unseen = _unseen_values(
+            obs["options"]["decks"], (obs["hand"], obs["discard_pile"], obs["last_discard"], obs["my_discard"], *known)
+        )
+
+        def safe_to_call() -> bool:
+            return _safe_to_call(obs["hand_value"], obs["seat"], obs["hand_sizes"], obs["active"], known, unseen)
+
+        return self._choose(phase, obs["hand"], obs["hand_value"], unseen, obs["call_limit"], obs["last_discard"],
+                            legal_actions, safe_to_call)
+
+    def act_in(self, state: YanivState, seat: int, legal_actions: list[str]) -> str:
+        """``act(state.observation(seat), legal_actions)``, read from the state without
+        building the observation: the search's playouts hold the state already. It reads
+        only what the observation shows (the order of a hand does not matter here)."""
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        phase = state.phase
+        if phase == "ninety":
+            return "draw_wild"
+        hand = state.hands[seat]
+        held = hand_value(hand)
+        known = state.known
+        unseen = _unseen_values(
+            state.options["decks"], (hand, state.buried, state.last_discard, state.my_discard, *known)
+        )
+
+        def safe_to_call() -> bool:
+            sizes = [len(h) for h in state.hands]
+            active = [state.out_round[s] is None for s in range(state.num_players)]
+            return _safe_to_call(held, seat, sizes, active, known, unseen)
+
+        return self._choose(phase, hand, held, unseen, state.options["call_limit"], state.last_discard,
+                            legal_actions, safe_to_call)
+
+    def _choose(self, phase: str, hand: list[str], held: int, unseen: _Unseen, limit: int, last: list[str],
+                legal_actions: list[str], safe_to_call: Callable[[], bool]) -> str:
+        key = hand_key(hand)
         if phase == "draw":
             return min(legal_actions, key=lambda a: self._draw_cost(a, key, held, unseen, limit))
-        if "yaniv" in legal_actions and self._safe_to_call(observation, unseen):
+        if "yaniv" in legal_actions and safe_to_call():
             return "yaniv"
-        last = observation["last_discard"]
         takes = list(dict.fromkeys([last[0], last[-1]]))
         best = None
         best_cost = 0.0
@@ -159,40 +199,37 @@ class YanivHeuristic(HouseBot):
         """``_draw_cost`` of taking ``card`` from the pile."""
         return _outlook(key + CARD_KEY[card]) - (CALL_BONUS if held + VALUE[card] <= limit else 0.0)
 
-    def _unseen_values(self, obs: dict[str, Any]) -> _Unseen:
-        """Values of the cards this seat has not seen (the deck and others' unknown cards)."""
-        decks = obs["options"]["decks"]
-        counts = list(_pack_counts(decks))
-        piles = (obs["hand"], obs["discard_pile"], obs["last_discard"], obs["my_discard"], *obs["known_cards"])
-        if decks == 1:
-            seen: set[str] = set()
-            for pile in piles:
-                seen.update(pile)
-            for c in seen:
-                counts[VALUE[c]] -= 1
-        else:
-            times: dict[str, int] = {}
-            for pile in piles:
-                for c in pile:
-                    times[c] = times.get(c, 0) + 1
-            for c, n in times.items():
-                counts[VALUE[c]] -= min(n, decks)
-        return _Unseen(counts)
+def _unseen_values(decks: int, piles: tuple[list[str], ...]) -> _Unseen:
+    """Values of the cards a seat has not seen (the deck and others' unknown cards): every
+    card of the packs less those in ``piles`` (its hand, the discards, the cards seen taken)."""
+    if decks == 1:
+        seen = 0  # one bit per card of the pack
+        for pile in piles:
+            seen |= sum(map(_CARD_BIT.__getitem__, pile))  # a pile holds a card once at most
+        return _Unseen([n - (seen & mask).bit_count() for n, mask in zip(_pack_counts(1), _VALUE_MASKS, strict=True)])
+    counts = list(_pack_counts(decks))
+    times: dict[str, int] = {}
+    for pile in piles:
+        for c in pile:
+            times[c] = times.get(c, 0) + 1
+    for c, n in times.items():
+        counts[VALUE[c]] -= min(n, decks)  # a card seen twice may be the same card
+    return _Unseen(counts)
 
-    def _safe_to_call(self, obs: dict[str, Any], values: _Unseen) -> bool:
-        """Whether calling is likely to stand against Assaf (yaniv 2.4.2): the chance that
-        every opponent holds at least as many points, treating each unseen card in their
-        hands as a random unseen card."""
-        mine = obs["hand_value"]
-        seat = obs["seat"]
-        chance = 1.0
-        for s, size in enumerate(obs["hand_sizes"]):
-            if s == seat or not obs["active"][s]:
-                continue
-            known = obs["known_cards"][s]
-            floor = mine - sum(VALUE[c] for c in known)  # Assaf needs unknown cards < floor
-            chance *= 1.0 - _chance_below(values, size - len(known), floor)
-        return chance >= CALL_CONFIDENCE
+
+def _safe_to_call(mine: int, seat: int, hand_sizes: list[int], active: list[bool], known_cards: list[list[str]],
+                  values: _Unseen) -> bool:
+    """Whether calling is likely to stand against Assaf (yaniv 2.4.2): the chance that
+    every opponent holds at least as many points, treating each unseen card in their
+    hands as a random unseen card."""
+    chance = 1.0
+    for s, size in enumerate(hand_sizes):
+        if s == seat or not active[s]:
+            continue
+        known = known_cards[s]
+        floor = mine - sum(VALUE[c] for c in known)  # Assaf needs unknown cards < floor
+        chance *= 1.0 - _chance_below(values, size - len(known), floor)
+    return chance >= CALL_CONFIDENCE
 
 
 def _chance_below(values: _Unseen, count: int, limit: int) -> float:

@@ -178,28 +178,43 @@ def most_shed(hand: list[str]) -> int:
     """The most points one discard from ``hand`` sheds: ``max`` of the values of
     ``discards(hand)``, computed without listing them. A set sheds every card of its rank;
     a run sheds the cards it holds in its span, its gaps filled by jokers (worth 0)."""
+    return shed_profile(hand)[2]
+
+
+# card -> (value, rank, suit, run bit); None for a joker
+_CARD_INFO = {c: (VALUE[c], c[0], c[1], RUN_BIT[c]) for c in cards.deck()}
+
+
+def shed_profile(hand: list[str]) -> tuple[int, int, int]:
+    """``hand_value(hand)``, the highest single card's value and ``most_shed(hand)``, in
+    one pass over the hand."""
+    total = 0
+    single = 0
     best = 0
     jokers = 0
     by_rank: dict[str, int] = {}
     suits: dict[str, int] = {}  # suit -> bit r for each run rank r held
     for c in hand:
-        bit = RUN_BIT.get(c)
-        if bit is None:
+        info = _CARD_INFO.get(c)
+        if info is None:
             jokers += 1
             continue
-        value = VALUE[c]
-        if value > best:
-            best = value
-        same = by_rank[c[0]] = by_rank.get(c[0], 0) + 1  # a set sheds all of one rank
+        value, rank, suit, bit = info
+        total += value
+        if value > single:
+            single = value
+        same = by_rank[rank] = by_rank.get(rank, 0) + 1  # a set sheds all of one rank
         if same * value > best:
             best = same * value
-        suits[c[1]] = suits.get(c[1], 0) | bit
+        suits[suit] = suits.get(suit, 0) | bit
+    if single > best:
+        best = single
     if len(hand) >= 3:
         for mask in suits.values():
             shed = _run_shed(mask, jokers)
             if shed > best:
                 best = shed
-    return best
+    return total, single, best
 
 
 _RUN_SHED: dict[tuple[int, int], int] = {}  # (ranks held in a suit, jokers) -> most a run sheds
