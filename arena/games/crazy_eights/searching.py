@@ -31,14 +31,16 @@ GAME = "crazy_eights"
 # Worlds dealt, at most, to find one that agrees with every decision read; past that the
 # world that disagrees with fewest stands (the other player may not play like the heuristic).
 TRIES = 24
+# The other player's latest decisions read (its whole hand's would cost more than they tell).
+READ = 8
 
 
 class _Decision:
     """One decision of the other player: the state just before it (public parts true, its
-    hand to be filled in), its memory then (as ``CrazyEightsHeuristic`` keeps it), and what
-    it chose."""
+    hand to be filled in), its memory then (as ``CrazyEightsHeuristic`` keeps it), what it
+    chose, and for a draw how many cards it drew."""
 
-    __slots__ = ("action", "card", "ranks", "state", "suits")
+    __slots__ = ("action", "card", "drawn", "ranks", "state", "suits")
 
     def __init__(self, state: CrazyEightsState, bot: CrazyEightsHeuristic, action: str) -> None:
         self.state = state
@@ -47,6 +49,7 @@ class _Decision:
         self.action = action
         parsed = PARSE.get(action)
         self.card = parsed[0] if parsed is not None else None
+        self.drawn = 0
 
 
 class CrazyEightsSearch(SearchBot):
@@ -126,13 +129,13 @@ class CrazyEightsSearch(SearchBot):
                 action = DRAW if twin._can_draw() else PASS
             obs = twin.observation(self.other)
             self.shadow._watch(obs)
-            if action in PARSE or action == PASS:
-                self.window.append(_Decision(twin.clone(), self.shadow, action))
-            else:
-                self.window = []  # a draw: which cards were held before it is not known
+            decision = _Decision(twin.clone(), self.shadow, action)
+            self.window.append(decision)
             self.shadow._remember(obs, action)
+            held = len(twin.hands[self.other])
             # Past the rules' check: the hand filled in may not be the one that made it legal.
             twin._apply(self.other, action)
+            decision.drawn = max(0, len(twin.hands[self.other]) - held)
             twin.moves += 1
             twin._legal = {}
         if queue:
@@ -163,18 +166,26 @@ class CrazyEightsSearch(SearchBot):
         start._legal = {}
         return start
 
-    def mismatches(self, world: CrazyEightsState, limit: int) -> int:
-        """How many of the decisions read the heuristic would have made otherwise with the
-        other hand ``world`` deals (counting stops past ``limit``)."""
+    def mismatches(self, world: CrazyEightsState, limit: int, rng: random.Random) -> int:
+        """How many of the other player's latest decisions (``READ``) the heuristic would have
+        made otherwise with the other hand ``world`` deals (counting stops past ``limit``).
+        Going back in time, a card played returns to the hand; a draw takes back the cards
+        drawn: those that would have been playable then (it could play none, crazy_eights
+        4.2, nor stack a two), the rest drawn at random from the hand (``rng``), as the
+        world deals no order of drawing."""
         hand = list(world.hands[self.other])
         missed = 0
         bot = self.shadow
         suits, ranks = bot._void_suits, bot._void_ranks
         try:
-            for decision in reversed(self.window):
+            for decision in reversed(self.window[-READ:]):
+                state = decision.state
                 if decision.card is not None:
                     hand.append(decision.card)
-                state = decision.state
+                elif decision.drawn:
+                    missed += _take_back(state, hand, decision.drawn, rng)
+                    if missed > limit:
+                        break
                 state.hands[self.other] = list(hand)
                 state._legal = {}
                 legal = state.legal_actions(self.other)
@@ -197,12 +208,12 @@ class CrazyEightsSearch(SearchBot):
         best = sample.resample_hidden(self.seat, rng)
         if not self.reading or not self.window:
             return best
-        fewest = self.mismatches(best, len(self.window))  # type: ignore[arg-type]
+        fewest = self.mismatches(best, 2 * READ, rng)  # type: ignore[arg-type]
         tries = 1
         while fewest and tries < TRIES:
             world = sample.resample_hidden(self.seat, rng)
             tries += 1
-            missed = self.mismatches(world, fewest - 1)  # type: ignore[arg-type]
+            missed = self.mismatches(world, fewest - 1, rng)  # type: ignore[arg-type]
             if missed < fewest:
                 best, fewest = world, missed
         return best
@@ -210,7 +221,7 @@ class CrazyEightsSearch(SearchBot):
     def search(self, sample: State, legal: list[str], guess: str | None, rng: random.Random) -> str:
         """``SearchBot.search`` from a first world that agrees with what was read (the
         sample handed over may not)."""
-        if self.reading and self.window and self.mismatches(sample, 0):  # type: ignore[arg-type]
+        if self.reading and self.window and self.mismatches(sample, 0, rng):  # type: ignore[arg-type]
             sample = self.world(sample, rng)
         return super().search(sample, legal, guess, rng)
 
@@ -261,6 +272,25 @@ class CrazyEightsSearch(SearchBot):
         if self.budget.scale is not None:
             return chances(state, self.seat, self.budget.scale)
         return standing(state, self.seat)
+
+
+def _take_back(state: CrazyEightsState, hand: list[str], count: int, rng: random.Random) -> int:
+    """Remove from ``hand`` the ``count`` cards drawn at the decision ``state`` is before:
+    first those that would have let the drawer play instead (crazy_eights 4.2; under a draw
+    penalty, DATA 5.4: a two to stack, a red jack on a black one), then at random. 1 when
+    more such cards are held than were drawn (the world disagrees), else 0."""
+    if state.penalty_kind == "two":
+        blocking = [c for c in hand if c[0] == "2"]
+    elif state.penalty_kind:
+        blocking = [c for c in hand if c[0] == "J" and c[1] in "DH"]
+    else:
+        blocking = [c for c in hand if state._playable(c)]
+    for card in blocking[:count]:
+        hand.remove(card)
+    for _ in range(count - min(count, len(blocking))):
+        if hand:
+            hand.pop(rng.randrange(len(hand)))
+    return int(len(blocking) > count)
 
 
 # Cards in the order of an observation's hand (``cards.sort_cards``), as one lookup.
