@@ -1,7 +1,7 @@
-"""The Crazy 8s ``search``: it reads the other player's decisions since its last draw from the
-public facts alone, exactly (against the heuristic the true deal always agrees with them, and
-the heuristic's memory it keeps for the other seat is the other seat's own), its worlds agree
-with them, and it stays deterministic for a seed."""
+"""The Crazy 8s ``search``: it reads the other player's latest decisions from the public facts
+alone, exactly (against the heuristic the true deal agrees with every one since its last draw,
+and the heuristic's memory it keeps for the other seat is the other seat's own), its worlds
+agree with them, and it stays deterministic for a seed."""
 
 from __future__ import annotations
 
@@ -130,3 +130,25 @@ def test_the_playouts_glance_is_the_observation_to_the_heuristic() -> None:
             assert (light[seat]._void_suits, light[seat]._void_ranks, light[seat]._last) == (
                 full[seat]._void_suits, full[seat]._void_ranks, full[seat]._last)
             state.apply(seat, action)
+
+
+def test_a_decision_without_a_sample_starts_the_reading_afresh() -> None:
+    """A bot handed no sample decides by the heuristic and reads on from its next sample."""
+    seed = 5
+    state = games.get("crazy_eights").new_state(2, seed)
+    bot = CrazyEightsSearch("crazy_eights", 0, seed, SMALL)
+    other = CrazyEightsHeuristic(1, seed)
+    turn = 0
+    while to_act := state.to_act():
+        seat = to_act[0]
+        legal = state.legal_actions(seat)
+        if seat == 0:
+            sample = house.sampler(state, seat, seed, turn) if turn % 3 else None
+            action = house.decide(bot, state.observation(seat), legal, sample)
+            if sample is None:
+                assert bot.window == []
+        else:
+            action = other.act(state.observation(seat), legal)
+        assert action in legal
+        state.apply(seat, action)
+        turn += 1

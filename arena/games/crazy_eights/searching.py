@@ -4,11 +4,12 @@ worlds that agree with what the other player has shown by its plays.
 The plain search deals its worlds from the cards this seat cannot see, keeping only the voids
 a forced draw revealed (``CrazyEightsState.voids``). Every play of the other player says more:
 a player who counts the cards, keeps its eights and sheds its high cards first plays one card
-rather than another for a reason. This search reads the other player's decisions since its
-last draw (two players, one pack) as its own ``heuristic`` would have made them: a world is
-kept when, given the other hand that world deals (and the cards it played since), the
-heuristic makes every one of those decisions as the other player did; of a few worlds that
-all miss, the one that misses fewest. The playouts then start every seat's heuristic with
+rather than another for a reason. This search reads the other player's latest decisions (two
+players, one pack) as its own ``heuristic`` would have made them: a world is kept when, given
+the other hand that world deals (the cards played since back in it, the cards drawn since
+taken out: those it could have played instead first, the rest at random), the heuristic
+makes every one of those decisions as the other player did; of a few worlds that all miss,
+the one that misses fewest. The playouts then start every seat's heuristic with
 the memory the match gave it (what each saw the other unable to play), so they play on as
 the match would.
 """
@@ -62,7 +63,7 @@ class CrazyEightsSearch(SearchBot):
         # its hand (it watches hand sizes and the discard pile), its choices are tried on the
         # hands a world deals.
         self.shadow = CrazyEightsHeuristic(self.other, seed)
-        self.window: list[_Decision] = []  # the other player's decisions since its last draw
+        self.window: list[_Decision] = []  # the other player's decisions this hand
         self.reading = False  # two players, one pack, no reshuffle, no Fastplay
         self.after_me: CrazyEightsState | None = None  # the sample, my last decision applied
         self.seen: dict[str, Any] | None = None
@@ -73,8 +74,12 @@ class CrazyEightsSearch(SearchBot):
         one first, and keeping the heuristic guide's memory at every decision (a forced move
         included), as the heuristic itself would."""
         self.seen = observation
-        if sample is not None and isinstance(sample, CrazyEightsState):
+        if isinstance(sample, CrazyEightsState):
             self._read(observation, sample)
+        else:
+            # Without a sample this decision is not replayed: start reading afresh.
+            self.after_me = None
+            self.window = []
         if self.guide is not None and len(legal_actions) == 1:
             self.guide.act(observation, legal_actions)  # its memory follows every decision
             choice = legal_actions[0]
@@ -88,8 +93,8 @@ class CrazyEightsSearch(SearchBot):
 
     def _read(self, observation: dict[str, Any], sample: CrazyEightsState) -> None:
         """Replay the other player's decisions since this seat's last one on the public
-        facts: its memory (the shadow's) follows them, and its plays since its last draw go
-        to the window that worlds are read against."""
+        facts: its memory (the shadow's) follows them, and they join the window that worlds
+        are read against."""
         options = sample.options
         self.reading = (sample.num_players == 2 and options["decks"] == 1 and not options["fastplay"]
                         and not options["reshuffle"] and not options["last_card"])
@@ -144,8 +149,8 @@ class CrazyEightsSearch(SearchBot):
     def _opening(self, sample: CrazyEightsState) -> CrazyEightsState | None:
         """The deal of this hand as this seat saw it (crazy_eights 4.2: seven cards each, the
         seat left of the dealer starts): the state to replay the other player's first
-        decisions on. Its hand there holds the cards it played since; the rest of it does
-        not matter (any draw clears the window)."""
+        decisions on. Its hand there holds the cards it played since; the rest of it is
+        filled in by each world read against it."""
         plays = sample.discard[1:]
         kept = 7 - len(plays)
         if kept < 0 or len(sample.hands[self.seat]) != 7 or len(sample.hands[self.other]) < kept:
