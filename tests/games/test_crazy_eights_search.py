@@ -152,3 +152,43 @@ def test_a_decision_without_a_sample_starts_the_reading_afresh() -> None:
         assert action in legal
         state.apply(seat, action)
         turn += 1
+
+
+def test_halving_overrules_the_heuristic_on_fresh_worlds_only() -> None:
+    """A rival that looked best on the first round's worlds, where it was picked from four,
+    and merely equal on the last round's, does not overrule the heuristic's choice; one
+    better on the last round's does. The budget is never overspent."""
+    (truth, seat), = positions_with_choices(seed=3)
+    actions = ["g", "a", "b", "c"]
+
+    def scripted(last_round: dict[str, float]) -> tuple[str, int]:
+        bot = CrazyEightsSearch("crazy_eights", seat, 1, Budget(iterations=64, depth=None, halving=True))
+        calls = {"n": 0}
+
+        def playout(world: games.State, action: str, seed: int) -> float:
+            calls["n"] += 1
+            first_round = calls["n"] <= 4 * 8  # 64 playouts, 2 rounds: 8 worlds of 4, 16 of 2
+            noise = (calls["n"] % 7) / 100
+            if first_round:
+                return (1.0 if action == "a" else 0.0) + noise
+            return last_round[action] + noise
+
+        bot.playout = playout  # type: ignore[method-assign]
+        bot.world = lambda sample, rng: sample  # type: ignore[method-assign]
+        return bot.halving(truth, actions, "g", random.Random(0)), calls["n"]
+
+    assert scripted({"g": 0.5, "a": 0.5}) == ("g", 64)
+    assert scripted({"g": 0.2, "a": 0.8}) == ("a", 64)
+
+
+def positions_with_choices(seed: int) -> list[tuple[CrazyEightsState, int]]:
+    """The first position of a heuristic match where the seat to act has a choice."""
+    state = games.get("crazy_eights").new_state(2, seed)
+    bots = [CrazyEightsHeuristic(seat, seed) for seat in range(2)]
+    while to_act := state.to_act():
+        seat = to_act[0]
+        legal = state.legal_actions(seat)
+        if len(legal) > 1:
+            return [(state, seat)]
+        state.apply(seat, bots[seat].act(state.observation(seat), legal))
+    raise AssertionError("no choice in the whole match")
