@@ -27,12 +27,16 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_current(args: argparse.Namespace) -> int:
-    eng = db.make_engine(settings().database_url)
-    current = db.current_revision(eng)
+    url = settings().database_url
+    missing = db.missing_file(url)  # asking must not create the file (nor its directory)
+    eng = None if missing else db.make_engine(url)
+    current = None if eng is None else db.current_revision(eng)
     head = db.head_revision()
+    shown = missing or eng.url.render_as_string(hide_password=True)
     if args.json:
-        print_json({"database": eng.url.render_as_string(hide_password=True), "revision": current,
-                    "head": head, "up_to_date": current == head})
+        print_json({"database": shown, "revision": current, "head": head, "up_to_date": current == head})
+    elif missing:
+        print(f"no database at {missing} (run `arena db upgrade`); newest {head}")
     else:
         print(f"revision {current or '(empty)'}; newest {head}")
     return 0 if current == head else 1

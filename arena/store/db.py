@@ -100,9 +100,15 @@ def engine(url: str | None = None, migrate: bool = True) -> Engine:
         return found
 
 
+def missing_file(url: str) -> str | None:
+    """The path of ``url``'s SQLite file when that file does not exist (None otherwise):
+    readers must not create it by connecting."""
+    path = normalize_url(url).split("///", 1)[-1] if url.startswith("sqlite") else ""
+    return path if path and path != ":memory:" and not Path(path).exists() else None
+
+
 def _check_exists(url: str) -> None:
-    path = url.split("///", 1)[-1] if url.startswith("sqlite") else ""
-    if path and path != ":memory:" and not Path(path).exists():
+    if path := missing_file(url):
         raise SchemaNotReady(f"no database at {path}: run `arena db upgrade` (or a tournament) first")
 
 

@@ -116,9 +116,12 @@ def test_dashboard_queries_name_exported_metrics():
                 assert base in exported, f"{panel['title']}: {name} is not exported"
 
 
-def test_db_upgrade_and_current(sqlite_url, monkeypatch, capsys):
-    monkeypatch.setenv("ARENA_DATABASE_URL", sqlite_url)
+def test_db_upgrade_and_current(tmp_path, monkeypatch, capsys):
+    store = tmp_path / "not-yet" / "arena.db"
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{store}")
     assert main(["db", "current"]) == 1
+    assert not store.parent.exists()  # asking makes nothing: no file, no directory
+    assert "no database at" in capsys.readouterr().out
     assert main(["db", "upgrade"]) == 0
     assert main(["db", "current"]) == 0
     assert f"revision {db.head_revision()}" in capsys.readouterr().out
