@@ -15,7 +15,7 @@ import random
 from arena import games
 from arena.games import cards, house
 from arena.games.search import Budget, SearchBot
-from arena.games.yaniv import YanivHeuristic, YanivSearch
+from arena.games.yaniv import YanivHeuristic, YanivSearch, YanivState
 from arena.games.yaniv.melds import VALUE, cards_of, discard_ids, discards, hand_key, most_shed
 
 GAME = games.get("yaniv")
@@ -83,12 +83,12 @@ def test_heuristic_plays_as_before() -> None:
 
 
 def test_search_plays_as_before() -> None:
-    """``search`` at the budget it played before: the same first 60 decisions and the same
-    number of playouts."""
+    """The shared search at the budget it played before, over the faster engine: the same
+    first 60 decisions and the same number of playouts."""
     state = GAME.new_state(2, 1000)
     budget = Budget(iterations=12, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
                     scale=15.0)
-    searcher = YanivSearch("yaniv", 0, 1000, budget)
+    searcher = SearchBot("yaniv", 0, 1000, budget)
     bots = [searcher, house.house_bot("yaniv", "heuristic", 1, 1000)]
     lines: list[str] = []
     while (to_act := state.to_act()) and len(lines) < 60:
@@ -105,17 +105,20 @@ def test_the_registered_search_is_yanivs() -> None:
     assert isinstance(house.house_bot("yaniv", "search", 0, 1), YanivSearch)
 
 
-def _positions() -> list[tuple[object, int]]:
+def _positions() -> list[tuple[YanivState, int]]:
     """Positions along heuristic matches of every option set, with the seat to act."""
-    out = []
+    out: list[tuple[YanivState, int]] = []
     for index, options in enumerate([{}, *GAME.test_option_sets]):
         players = 2 if index == 0 else 3
         for seed in range(3):
             state = GAME.new_state(players, seed, options)
+            assert isinstance(state, YanivState)
             bots = [YanivHeuristic(seat, seed) for seat in range(players)]
             while (to_act := state.to_act()) and state.moves < 400:
                 seat = to_act[0]
-                out.append((state.clone(), seat))
+                twin = state.clone()
+                assert isinstance(twin, YanivState)
+                out.append((twin, seat))
                 state.apply(seat, bots[seat].act(state.observation(seat), state.legal_actions(seat)))
     return out
 
@@ -124,8 +127,8 @@ def test_the_heuristic_reads_the_state_as_it_reads_the_observation() -> None:
     """``act_in`` (playouts) chooses what ``act`` (the house bot) chooses, everywhere."""
     bot = YanivHeuristic(0, 1)
     for state, seat in _positions():
-        legal = state.legal_actions(seat)  # type: ignore[attr-defined]
-        assert bot.act_in(state, seat, legal) == bot.act(state.observation(seat), legal)  # type: ignore[arg-type, attr-defined]
+        legal = state.legal_actions(seat)
+        assert bot.act_in(state, seat, legal) == bot.act(state.observation(seat), legal)
 
 
 def test_yaniv_playouts_score_as_the_shared_playouts() -> None:
@@ -138,6 +141,17 @@ def test_yaniv_playouts_score_as_the_shared_playouts() -> None:
         for state, seat in rng.sample(positions, count):
             fast = YanivSearch("yaniv", seat, 1, budget)
             shared = SearchBot("yaniv", seat, 1, budget)
-            world = state.resample_hidden(seat, random.Random(seat))  # type: ignore[attr-defined]
+            world = state.resample_hidden(seat, random.Random(seat))
             for action in world.legal_actions(seat):
                 assert fast.playout(world, action, 5) == shared.playout(world, action, 5)
+
+
+def test_yaniv_search_is_deterministic_for_a_seed() -> None:
+    state = GAME.new_state(2, 4)
+    seat = state.to_act()[0]
+    choices = set()
+    for _ in range(2):
+        bot = YanivSearch("yaniv", seat, 4, Budget(iterations=8, depth=40, halving=True, until_scored=True))
+        sample = house.sampler(state, seat, 4, 0)
+        choices.add(house.decide(bot, state.observation(seat), state.legal_actions(seat), sample))
+    assert len(choices) == 1
