@@ -103,7 +103,7 @@ class Budget:
 # a round by its margin: with a flat share, 12 playouts over up to 8 candidates gave each
 # one or two worlds, too few for any verdict but the noise's.
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "backpacker": Budget(iterations=12, depth=60, min_worlds=3),
+    "backpacker": Budget(iterations=48, depth=40, min_worlds=3, halving=True),
     "bastard_brag": Budget(iterations=32, depth=None),
     "card_trip_europe": Budget(iterations=12, depth=12, min_worlds=3),
     "crazy_eights": Budget(iterations=256, depth=None),
