@@ -146,6 +146,40 @@ def test_yaniv_playouts_score_as_the_shared_playouts() -> None:
                 assert fast.playout(world, action, 5) == shared.playout(world, action, 5)
 
 
+def _unknown(state: YanivState, seat: int) -> list[str]:
+    out = list(state.hands[seat])
+    for c in state.known[seat]:
+        out.remove(c)
+    return out
+
+
+def test_worlds_deal_the_opponent_low_cards_and_nothing_the_seat_can_see() -> None:
+    """A world is one the seat cannot tell from the sample (every card where it could be,
+    the same observation), and the opponent's unknown cards are lower than a uniform
+    resample deals them."""
+    rng = random.Random(9)
+    skewed = uniform = 0.0
+    for state, seat in _positions():
+        if state.phase == "ninety":
+            continue
+        searcher = YanivSearch("yaniv", seat, 1)
+        world = searcher.world(state, rng)
+        assert isinstance(world, YanivState)
+        assert world.observation(seat) == state.observation(seat)
+        everything = [world.hands, [world.deck, world.buried, world.last_discard, world.my_discard]]
+        truth = [state.hands, [state.deck, state.buried, state.last_discard, state.my_discard]]
+        assert sorted(c for group in everything for pile in group for c in pile) == sorted(
+            c for group in truth for pile in group for c in pile
+        )
+        if state.num_players == 2 and not state.rebuilds:
+            other = 1 - seat
+            skewed += sum(VALUE[c] for c in _unknown(world, other))
+            resampled = state.resample_hidden(seat, rng)
+            assert isinstance(resampled, YanivState)
+            uniform += sum(VALUE[c] for c in _unknown(resampled, other))
+    assert skewed < 0.85 * uniform
+
+
 def test_yaniv_search_is_deterministic_for_a_seed() -> None:
     state = GAME.new_state(2, 4)
     seat = state.to_act()[0]
