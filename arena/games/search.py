@@ -111,7 +111,7 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     "itchy_feet": Budget(iterations=12, depth=20),
     "shithead": Budget(iterations=16, depth=20),
     "trekking_the_world": Budget(iterations=12, depth=40, min_worlds=3, until_scored=True),
-    "yaniv": Budget(iterations=12, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
+    "yaniv": Budget(iterations=24, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
                     scale=15.0),
 }
 
