@@ -106,7 +106,7 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
     "backpacker": Budget(iterations=48, depth=40, min_worlds=3, halving=True),
     "bastard_brag": Budget(iterations=32, depth=None),
     "card_trip_europe": Budget(iterations=12, depth=12, min_worlds=3),
-    "crazy_eights": Budget(iterations=256, depth=None),
+    "crazy_eights": Budget(iterations=1024, depth=None, halving=True),
     "durak": Budget(iterations=16, depth=None),
     "itchy_feet": Budget(iterations=12, depth=20),
     "shithead": Budget(iterations=16, depth=20),
