@@ -44,6 +44,10 @@ RESENT = Counter("arena_matches_resent",
                  "Matches the supervisor sent to the workers again, by reason (lease_lapsed: the worker playing "
                  "it stopped renewing its lease; no_task: sent, but no task for it is queued any more)",
                  ["reason"])
+HEALING_CPU = Counter("arena_healing_cpu_seconds",
+                      "CPU time the self-healing machinery spends in its own threads, by part (supervisor: "
+                      "its sweeps, leading or standing by; leases: renewing the leases of the matches in play)",
+                      ["part"])
 SUPERVISOR_SWEEPS = Counter("arena_supervisor_sweeps",
                             "Sweeps of the supervisor, by outcome (led: this process is the leader and swept; "
                             "standby: another process leads; error: the database or Redis could not be used)",
@@ -54,6 +58,8 @@ for _reason in ("lease_lapsed", "no_task"):
     RESENT.labels(reason=_reason)
 for _outcome in ("led", "standby", "error"):
     SUPERVISOR_SWEEPS.labels(outcome=_outcome)
+for _part in ("supervisor", "leases"):
+    HEALING_CPU.labels(part=_part)
 
 FAULT_CODES = ("timeout", "illegal", "malformed", "disconnected")
 

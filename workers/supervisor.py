@@ -221,6 +221,7 @@ class Supervisor:
     def run(self) -> None:
         """Sweep every interval until ``stop()``; a failing sweep is logged once per spell."""
         while not self._stop.wait(self.interval):
+            started = time.thread_time()  # what healing costs, on /metrics
             try:
                 self.sweep()
             except Exception as error:
@@ -230,6 +231,8 @@ class Supervisor:
                                 " ".join(str(error).split())[:300])
                 self._failing = True
                 continue
+            finally:
+                metrics.HEALING_CPU.labels(part="supervisor").inc(time.thread_time() - started)
             if self._failing:
                 log.warning("supervisor: sweeping again")
             self._failing = False

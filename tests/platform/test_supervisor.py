@@ -152,13 +152,36 @@ def test_leases_are_renewed_while_held_and_lapse_once_let_go(supervised):
     _, ids = tournament(url)
     with db.transaction(url) as connection:
         claim_matches(connection, ids, "keeper:1", 5, lease_seconds=0.6)
+    renewing = healing_cpu("leases")
     with LeaseKeeper(ids[:2], "keeper:1", 0.6, url):
         time.sleep(1.5)
+        assert healing_cpu("leases") > renewing  # the renewals' CPU is on /metrics
         now = rows(url, ids)
         assert all(_aware(now[m].lease_until) > utcnow() for m in ids[:2])  # renewed
         assert all(_aware(now[m].lease_until) < utcnow() for m in ids[2:])  # never held: lapsed
     time.sleep(1.0)
     assert all(_aware(row.lease_until) < utcnow() for row in rows(url, ids).values())
+
+
+def healing_cpu(part):
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("arena_healing_cpu_seconds_total", {"part": part})
+
+
+def test_the_supervisor_counts_the_cpu_of_its_sweeps(supervised, queue_name):
+    import time
+
+    url, _ = supervised
+    before = healing_cpu("supervisor")
+    running = supervisor(queue_name, url, "counted").start()
+    try:
+        deadline = time.monotonic() + 10
+        while healing_cpu("supervisor") == before and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        running.stop()
+    assert 0 < healing_cpu("supervisor") - before < 10
 
 
 def _aware(when):
