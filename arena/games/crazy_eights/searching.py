@@ -20,7 +20,7 @@ import math
 import random
 import time
 from math import fsum
-from typing import Any
+from typing import Any, cast
 
 from arena.games import cards
 from arena.games.base import State
@@ -30,6 +30,11 @@ from arena.games.search import Budget, SearchBot, chances, standing
 from .actions import DRAW, PARSE, PASS, PENALTY_DRAW
 from .bots import CrazyEightsHeuristic
 from .state import CrazyEightsState
+
+
+def twin_of(state: State) -> CrazyEightsState:
+    """A copy of a Crazy 8s state, typed as one (``clone`` is typed for any game)."""
+    return cast(CrazyEightsState, state.clone())
 
 GAME = "crazy_eights"
 # Worlds dealt, at most, to find one that agrees with every decision read; past that the
@@ -89,7 +94,7 @@ class CrazyEightsSearch(SearchBot):
         else:
             choice = super().act(observation, legal_actions, sample)
         if sample is not None and self.reading:
-            twin = sample.clone()
+            twin = twin_of(sample)
             twin.apply(self.seat, choice)
             self.after_me = twin
         return choice
@@ -118,7 +123,7 @@ class CrazyEightsSearch(SearchBot):
             return
         # A hand that holds the cards the other player played since: any will do to replay
         # its decisions on the public facts (its memory does not depend on its hand).
-        twin = before.clone()
+        twin = twin_of(before)
         twin.hands[self.other] = list(sample.hands[self.other]) + list(plays)
         queue = list(plays)
         while twin.current == self.other and not twin.is_terminal():
@@ -137,7 +142,7 @@ class CrazyEightsSearch(SearchBot):
                 action = DRAW if twin._can_draw() else PASS
             obs = twin.observation(self.other)
             self.shadow._watch(obs)
-            decision = _Decision(twin.clone(), self.shadow, action)
+            decision = _Decision(twin_of(twin), self.shadow, action)
             self.window.append(decision)
             self.shadow._remember(obs, action)
             held = len(twin.hands[self.other])
@@ -158,7 +163,7 @@ class CrazyEightsSearch(SearchBot):
         kept = 7 - len(plays)
         if kept < 0 or len(sample.hands[self.seat]) != 7 or len(sample.hands[self.other]) < kept:
             return None
-        start = sample.clone()
+        start = twin_of(sample)
         start.discard = sample.discard[:1]
         start.hands[self.other] = list(sample.hands[self.other][:kept]) + list(plays)
         start.current = (start.dealer + 1) % 2
@@ -293,7 +298,7 @@ class CrazyEightsSearch(SearchBot):
         memory it has in the match."""
         if self.budget.rollout != "heuristic":
             return super().playout(world, action, seed)
-        state = world.clone()
+        state = twin_of(world)
         state.apply(self.seat, action)
         self.playouts += 1
         bots = self._bots(action, seed)
