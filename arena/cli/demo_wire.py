@@ -25,6 +25,7 @@ from .tournament_cmd import print_status
 
 # The example bots, by the name they are registered under: the module that runs them.
 WIRE_BOTS = {"wire-random": "bots.random_bot", "wire-heuristic": "bots.house_bot"}
+HOUSE_LADDER = ["search", "heuristic", "random"]
 WIRE_GAMES = ["crazy_eights", "durak", "card_trip_europe"]
 
 
@@ -64,7 +65,9 @@ def run(seed: int, games_wanted: list[str]) -> None:
         if not external.wait_connected(ids, 60):
             raise RuntimeError("the demo bots did not connect")
         with db.transaction() as connection:
-            tournament_id = create_tournament(connection, names, [*WIRE_BOTS, "heuristic", "random"], [2], 1,
+            # Every house bot of the first round plays this one too, so that the leaderboards
+            # printed last still compare them on equal terms (search among them).
+            tournament_id = create_tournament(connection, names, [*WIRE_BOTS, *HOUSE_LADDER], [2], 1,
                                               seed, name="demo over gRPC", move_time=2.0, time_bank=10.0)
         from workers.dispatch import run_tournament
 
