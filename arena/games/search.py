@@ -256,9 +256,11 @@ class SearchBot(HouseBot):
         share = max(1, self.budget.iterations // rounds)
         stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
         values: dict[str, list[float]] = {a: [] for a in actions}
+        last: dict[str, list[float]] = {}  # the latest round's values alone
         alive = list(actions)
         world: State | None = None
         for _ in range(rounds):
+            last = {a: [] for a in alive}
             for _ in range(max(1, share // len(alive))):
                 if world is None:
                     world = sample
@@ -268,7 +270,9 @@ class SearchBot(HouseBot):
                     world = self.world(sample, rng)
                 playout_seed = rng.getrandbits(62)
                 for action in alive:
-                    values[action].append(self.playout(world, action, playout_seed))
+                    value = self.playout(world, action, playout_seed)
+                    values[action].append(value)
+                    last[action].append(value)
             if len(alive) <= 2:
                 break
             alive.sort(key=lambda a: (-fsum(values[a]), a != guess, a))
@@ -279,7 +283,13 @@ class SearchBot(HouseBot):
         best = max(alive, key=lambda a: (fsum(values[a]), a == guess, a))
         if guess is None or best == guess:
             return best
-        return best if self.departs(values[best], values[guess]) else guess
+        return best if self.overrules(values[best], values[guess], last[best], last[guess]) else guess
+
+    def overrules(self, best: list[float], guess: list[float], best_last: list[float],
+                  guess_last: list[float]) -> bool:
+        """Whether the finalist of a halving leaves the heuristic's choice, from their values
+        over every world (``best``, ``guess``) and over the last round's (``*_last``)."""
+        return self.departs(best, guess)
 
     def world(self, sample: State, rng: random.Random) -> State:
         """Another world this seat cannot tell from ``sample`` (a new determinization)."""
@@ -315,9 +325,17 @@ class SearchBot(HouseBot):
                 bot = bots.get(seat)
                 if bot is None:
                     bot = bots[seat] = policy(seat, seed)
-                choice = bot.act(state.observation(seat), legal)
+                choice = bot.act(self.view(state, seat), legal)
             state.apply(seat, choice)
             plies += 1
+        return self.score(state)
+
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        """What the playout policy of ``seat`` is shown (a game may hand it a leaner view)."""
+        return state.observation(seat)
+
+    def score(self, state: State) -> float:
+        """How good the end of a playout is for this seat."""
         if self.budget.scale is not None:
             return chances(state, self.seat, self.budget.scale)
         return standing(state, self.seat)

@@ -22,7 +22,6 @@ import math
 import random
 from typing import Any
 
-from arena.games.house import HouseBot
 from arena.games.search import SearchBot, standing
 
 from .bots import BackpackerHeuristic
@@ -122,30 +121,10 @@ class BackpackerSearch(SearchBot):
         ranked = sorted((a for a in legal if a != guess), key=lambda a: -rank(guide, a))
         return [guess, *ranked[: limit - 1]]
 
-    def playout(self, world: Any, action: str, seed: int) -> float:
-        """``action`` in a copy of ``world``, then the heuristic in every seat for at most
-        ``Budget.depth`` plies; scored by ``prospects``."""
-        state = world.clone()
-        state.apply(self.seat, action)
-        self.playouts += 1
-        policy = self.policy
-        bots: dict[int, HouseBot] = {}
-        dice = random.Random(seed) if policy is None else None
-        depth = self.budget.depth
-        plies = 0
-        while (to_act := state.to_act()) and (depth is None or plies < depth):
-            seat = to_act[0]
-            legal = state.legal_actions(seat)
-            if len(legal) == 1:
-                choice = legal[0]
-            elif dice is not None:
-                choice = legal[dice.randrange(len(legal))]
-            else:
-                assert policy is not None
-                bot = bots.get(seat)
-                if bot is None:
-                    bot = bots[seat] = policy(seat, seed)
-                choice = bot.act(playout_observation(state, seat), legal)
-            state.apply(seat, choice)
-            plies += 1
+    def view(self, state: Any, seat: int) -> dict[str, Any]:
+        """The heuristic's view in a playout: only the fields it reads, not copied."""
+        return playout_observation(state, seat)
+
+    def score(self, state: Any) -> float:
+        """An unfinished playout scored by ``prospects``: the trips on the table count."""
         return prospects(state, self.seat, self.budget.scale or SCALE)

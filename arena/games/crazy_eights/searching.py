@@ -16,10 +16,7 @@ the match would.
 
 from __future__ import annotations
 
-import math
 import random
-import time
-from math import fsum
 from typing import Any, cast
 
 from arena.games import cards
@@ -238,39 +235,12 @@ class CrazyEightsSearch(SearchBot):
             sample = self.world(sample, rng)
         return super().search(sample, legal, guess, rng)
 
-    def halving(self, sample: State, actions: list[str], guess: str | None, rng: random.Random) -> str:
-        """``SearchBot.halving``, but the heuristic's choice is overruled on the worlds of the
-        last round alone: the rival that reached it was picked as the best of several on the
-        earlier worlds, where it is flattered by their noise; on fresh worlds it is not."""
-        rounds = max(1, math.ceil(math.log2(len(actions))))
-        share = max(1, self.budget.iterations // rounds)
-        values: dict[str, list[float]] = {a: [] for a in actions}
-        last: dict[str, list[float]] = {}
-        alive = list(actions)
-        world: State | None = None
-        stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
-        for _ in range(rounds):
-            last = {a: [] for a in alive}
-            for _ in range(max(1, share // len(alive))):
-                if world is not None and stop is not None and time.perf_counter() >= stop:
-                    break
-                world = sample if world is None else self.world(sample, rng)
-                playout_seed = rng.getrandbits(62)
-                for action in alive:
-                    value = self.playout(world, action, playout_seed)
-                    values[action].append(value)
-                    last[action].append(value)
-            if len(alive) <= 2:
-                break
-            alive.sort(key=lambda a: (-fsum(values[a]), a != guess, a))
-            kept = alive[: (len(alive) + 1) // 2]
-            if guess is not None and guess not in kept:
-                kept[-1] = guess
-            alive = kept
-        best = max(alive, key=lambda a: (fsum(values[a]), a == guess, a))
-        if guess is None or best == guess:
-            return best
-        return best if last[best] and self.departs(last[best], last[guess]) else guess
+    def overrules(self, best: list[float], guess: list[float], best_last: list[float],
+                  guess_last: list[float]) -> bool:
+        """The heuristic's choice is overruled on the worlds of the last round of halving
+        alone: the rival that reached it was picked as the best of several on the earlier
+        worlds, where it is flattered by their noise; on fresh worlds it is not."""
+        return bool(best_last) and self.departs(best_last, guess_last)
 
     # ----- playouts --------------------------------------------------------------------------
     def _bots(self, action: str, seed: int) -> dict[int, HouseBot]:
