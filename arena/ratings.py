@@ -69,3 +69,19 @@ def interval(elo: float, information: float) -> tuple[float, float]:
 def win_credit(rank: int, ranks: Sequence[int]) -> float:
     """1 for an outright win, 1/k for a first place shared by k seats, else 0."""
     return 1.0 / list(ranks).count(1) if rank == 1 else 0.0
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided sign test: how likely a split of the decisive games at least this uneven
+    would be between two bots of equal strength (draws say nothing of who is stronger).
+    Exact up to a thousand games, then the normal approximation."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    fewer = min(wins, losses)
+    if n <= 1000:
+        tail = sum(math.comb(n, i) for i in range(fewer + 1)) / 2**n
+    else:
+        z = (n / 2 - fewer - 0.5) / math.sqrt(n / 4)
+        tail = 0.5 * math.erfc(z / math.sqrt(2))
+    return min(1.0, 2.0 * tail)

@@ -15,11 +15,11 @@ from prometheus_client import start_http_server
 from arena.referee import external
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
-from arena.store import bot_tokens, db, queries
+from arena.store import bot_tokens, db
 from arena.store.models import Bot
 from arena.tournaments import create_tournament
 
-from .leaderboard_cmd import print_leaderboard
+from . import ladder
 from .progress import ProgressBar
 from .tournament_cmd import print_status
 
@@ -78,7 +78,7 @@ def run(seed: int, games_wanted: list[str]) -> None:
         with db.read() as connection:
             for name in names:
                 print()
-                print_leaderboard(name, queries.leaderboard(connection, name))
+                ladder.print_board(connection, name, HOUSE_LADDER)
         print(f"\nmetrics of this gateway were at http://127.0.0.1:{metrics_port}/metrics; "
               "`arena serve` serves them on :9809, `arena worker` on :9808")
     finally:

@@ -12,12 +12,17 @@ from rich.table import Table
 from arena import games
 from arena.store import db, queries
 
+# A crosstable is read through the seats of its bots: kept to the top few of the board.
+CROSSTABLE_MAX = 10
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("leaderboard", help="a game's bots by Elo")
     parser.add_argument("game")
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--head-to-head", action="store_true",
+                        help=f"also how each of the top {CROSSTABLE_MAX} bots fared against each other")
     parser.set_defaults(func=run)
 
 
@@ -40,6 +45,27 @@ def print_leaderboard(game: str, rows: list[queries.LeaderboardRow]) -> None:
     print_table(table, out)
 
 
+def print_crosstable(game: str, rows: list[queries.LeaderboardRow],
+                     meetings: dict[tuple[str, str], queries.Meetings]) -> None:
+    """Won-drawn-lost of each row's bot against each column's, in the leaderboard's order."""
+    from . import console, print_table
+
+    bots = [r.bot for r in rows]
+    out = console()
+    out.print(f"{game}: head to head (won-drawn-lost)", style="bold", markup=False, highlight=False)
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("bot", no_wrap=True)
+    for bot in bots:
+        table.add_column(bot, justify="right", no_wrap=True)
+    for bot in bots:
+        cells = []
+        for other in bots:
+            met = meetings.get((bot, other))
+            cells.append("" if bot == other else "-" if met is None else f"{met.wins}-{met.draws}-{met.losses}")
+        table.add_row(bot, *cells)
+    print_table(table, out)
+
+
 def leaderboard_json(game: str, rows: list[queries.LeaderboardRow]) -> dict:
     """The leaderboard for scripts: every field of each row, times in ISO 8601 (UTC)."""
     plain = [asdict(r) | {"last_played": r.last_played.isoformat() if r.last_played else None} for r in rows]
@@ -50,8 +76,17 @@ def run(args: argparse.Namespace) -> int:
     game = games.get(args.game).name
     with db.read() as connection:
         rows = queries.leaderboard(connection, game, args.limit)
+        top = rows[:CROSSTABLE_MAX]
+        meetings = queries.head_to_head(connection, game, [r.bot for r in top]) if args.head_to_head else {}
     if args.json:
-        print(json.dumps(leaderboard_json(game, rows), indent=2))
+        data = leaderboard_json(game, rows)
+        if args.head_to_head:
+            data["head_to_head"] = [{"bot": bot, "opponent": other} | asdict(met)
+                                    for (bot, other), met in sorted(meetings.items())]
+        print(json.dumps(data, indent=2))
     else:
         print_leaderboard(game, rows)
+        if args.head_to_head and len(top) > 1:
+            print()
+            print_crosstable(game, top, meetings)
     return 0

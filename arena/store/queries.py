@@ -76,6 +76,41 @@ def leaderboard(connection: Connection, game: str, limit: int = 50) -> list[Lead
     return board
 
 
+@dataclass(frozen=True)
+class Meetings:
+    """How one bot fared against another in a game's rated matches, counted as Elo counts
+    them: in every match they both played, the better final rank wins, the same rank draws."""
+
+    wins: int
+    draws: int
+    losses: int
+
+
+def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tuple[str, str], Meetings]:
+    """The meetings of every two of ``bots`` in ``game``, keyed (bot, opponent), both ways
+    round; pairs that never met are absent. Read through the seats of these bots alone, so
+    keep ``bots`` to a leaderboard's top few."""
+    names = dict(connection.execute(sa.select(bot_t.c.id, bot_t.c.name).where(bot_t.c.name.in_(bots))).all())
+    if len(names) < 2:
+        return {}
+    mine, theirs = seat_t.alias("mine"), seat_t.alias("theirs")
+    rows = connection.execute(
+        sa.select(
+            mine.c.bot_id.label("bot"),
+            theirs.c.bot_id.label("opponent"),
+            sa.func.sum(sa.case((mine.c.rank < theirs.c.rank, 1), else_=0)).label("wins"),
+            sa.func.sum(sa.case((mine.c.rank == theirs.c.rank, 1), else_=0)).label("draws"),
+            sa.func.sum(sa.case((mine.c.rank > theirs.c.rank, 1), else_=0)).label("losses"),
+        )
+        .join(theirs, sa.and_(theirs.c.match_id == mine.c.match_id, theirs.c.bot_id != mine.c.bot_id))
+        .join(match_t, match_t.c.id == mine.c.match_id)
+        .where(mine.c.bot_id.in_(names), theirs.c.bot_id.in_(names), match_t.c.game == game,
+               match_t.c.rated.is_(True))
+        .group_by(mine.c.bot_id, theirs.c.bot_id)
+    ).all()
+    return {(names[r.bot], names[r.opponent]): Meetings(int(r.wins), int(r.draws), int(r.losses)) for r in rows}
+
+
 def tournament_status(connection: Connection, tournament_id: int) -> dict[str, Any]:
     """The tournament row and, per game, matches done out of the total (with failures)."""
     tournament = connection.execute(sa.select(tournament_t).where(tournament_t.c.id == tournament_id)).first()

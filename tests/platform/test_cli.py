@@ -46,3 +46,7 @@ def test_demo_plays_and_rates_several_games(embedded, capsys):
         assert re.search(rf"{game}\s+\d+/\d+\s+done", out)
         assert f"\n{game}\n" in out
     assert out.count("heuristic") + out.count("random") >= 6
+    # Under every board: the house ladder, each step's meetings, and the tally over the games.
+    assert out.count("ladder search > heuristic > random: ") >= len(games)
+    assert re.search(r"search against heuristic: won \d+, drew \d+, lost \d+; .*sign test p = ", out)
+    assert re.search(rf"shown in \d of {len(games)} games, settled by their meetings in \d", out)

@@ -194,3 +194,22 @@ def test_bot_register_gives_a_working_token_and_revoke_says_whether_it_found_one
     with db.read() as connection:
         assert bot_tokens.authenticate(connection, made["token"]) is None
     assert run_json(capsys, "bot", "revoke", "nobody", code=1)[0] == {"name": "nobody", "revoked": False}
+
+
+def test_leaderboard_head_to_head_adds_up_to_the_matches(embedded, capsys):
+    game = fast_games(1)[0]
+    run_json(capsys, "tournament", "create", "--game", game, "--bots", "heuristic,random,random-2",
+             "--sizes", "2", "--repetitions", "3", "--seed", "8", "--run")
+    board, _ = run_json(capsys, "leaderboard", game, "--head-to-head")
+    meetings = board["head_to_head"]
+    assert len(meetings) == 6  # three bots, every pair both ways round
+    for row in board["rows"]:
+        mine = [m for m in meetings if m["bot"] == row["bot"]]
+        assert sum(m["wins"] + m["draws"] + m["losses"] for m in mine) == row["matches"]  # two seats a match
+        assert sum(m["wins"] for m in mine) + sum(m["draws"] for m in mine) / 2 == pytest.approx(
+            row["win_rate"] * row["matches"])
+    assert main(["leaderboard", game, "--head-to-head"]) == 0
+    text = capsys.readouterr().out
+    assert "head to head (won-drawn-lost)" in text
+    first = meetings[0]
+    assert re.search(rf"{first['wins']}-{first['draws']}-{first['losses']}", text)

@@ -57,3 +57,17 @@ def test_interval_narrows_with_information(gains):
         widths.append(high - low)
     assert all(a >= b for a, b in zip(widths, widths[1:], strict=False))
     assert widths[0] <= 2 * 1.96 * ratings.PRIOR_SD + 1e-9
+
+
+def test_sign_test_is_the_binomial_tail_both_ways():
+    assert math.isclose(ratings.sign_test(9, 1), 2 * (1 + 10) / 2**10)
+    assert ratings.sign_test(1, 9) == ratings.sign_test(9, 1)
+    assert ratings.sign_test(5, 5) == 1.0 and ratings.sign_test(0, 0) == 1.0
+    assert ratings.sign_test(6, 0) < 0.05 < ratings.sign_test(5, 0)
+
+
+@given(st.integers(1001, 3000), st.floats(0.4, 0.6))
+def test_sign_test_approximation_stays_near_the_exact_tail(n, share):
+    wins = int(n * share)
+    exact = min(1.0, 2 * sum(math.comb(n, i) for i in range(min(wins, n - wins) + 1)) / 2**n)
+    assert abs(ratings.sign_test(wins, n - wins) - exact) < 0.01

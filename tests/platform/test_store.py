@@ -16,7 +16,7 @@ from arena.store import db, queries, recompute, record_result, replay_ratings
 from arena.store.models import Match, Rating, RatingHistory, Result
 from arena.tournaments import create_tournament, pending_match_ids, play_and_record
 
-from .helpers import fast_games
+from .helpers import fast_games, table_sizes
 
 BOTS = ["random", "random-2", "random-3"]
 
@@ -149,3 +149,26 @@ def test_listing_by_bot_finds_its_matches_and_reads_a_bounded_window(sqlite_url)
         bot_id = connection.execute(sa.text("select id from bot where name = 'random'")).scalar_one()
         window = queries._with_bot(connection, query, bot_id, limit=1000, page=5, scan=10)
         assert len(window) <= 10 and {m.id for m in window} <= {m["id"] for m in everything[:10]}
+
+
+def test_head_to_head_counts_the_pairwise_games_elo_counts(db_url):
+    game = fast_games(1)[0]
+    bots = ["random", "heuristic", "random-2"]
+    with db.transaction(db_url) as connection:
+        rated = create_tournament(connection, [game], bots, sizes=table_sizes(game), repetitions=2, seed=5)
+        unrated = create_tournament(connection, [game], bots, sizes=[2], repetitions=1, seed=6, rated=False)
+        ids = pending_match_ids(connection, rated) + pending_match_ids(connection, unrated)
+    play_and_record(ids)
+    with db.transaction(db_url) as connection:
+        meetings = queries.head_to_head(connection, game, bots + ["nobody"])
+        expected: dict[tuple[str, str], list[int]] = {}
+        for match in queries.recent_matches(connection, tournament_id=rated, limit=1000):
+            seats = queries.match_detail(connection, match["id"])["seats"]
+            for mine in seats:
+                for theirs in seats:
+                    if mine["bot"] != theirs["bot"]:
+                        tally = expected.setdefault((mine["bot"], theirs["bot"]), [0, 0, 0])
+                        tally[(mine["rank"] >= theirs["rank"]) + (mine["rank"] > theirs["rank"])] += 1
+    assert {key: [m.wins, m.draws, m.losses] for key, m in meetings.items()} == expected
+    assert len(expected) == 6 and all(sum(t) >= 4 for t in expected.values())
+    assert meetings[("random", "heuristic")].wins == meetings[("heuristic", "random")].losses
