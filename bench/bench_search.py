@@ -15,6 +15,11 @@ seeing more could win in a game of luck.
 [--pairs N] [--matchups search-heuristic,...] [--out results.jsonl] [--budget iterations=48,halving=1]``
 for one game, appending one JSON line per pair so a long run can be read while it goes;
 ``--budget`` tries other ``Budget`` fields than the game's default without editing it.
+
+The ``matches`` column is the first bot's share of the single matches (a draw counts half):
+what Elo and the leaderboards count. It can sit much nearer 50 % than the share of decided
+pairs: where most pairs split one match each, the pair goes to the bigger combined margin, and
+a bot can win its matches by more without winning more of them (Bastard Brag, Card Trip Europe).
 """
 
 from __future__ import annotations
@@ -125,17 +130,24 @@ def _pair(args: tuple[str, str, int]) -> dict[str, Any]:
 
 
 def summary(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
-    """Per (game, matchup): pairs, decided pairs, the first bot's share of them, seconds."""
+    """Per (game, matchup): pairs, decided pairs, the first bot's share of them, its share of
+    the single matches (the currency of Elo), seconds."""
     table: dict[tuple[str, str], dict[str, float]] = {}
     for row in rows:
         cell = table.setdefault((row["game"], row["matchup"]),
-                                {"pairs": 0, "decided": 0, "won": 0, "seconds": 0.0})
+                                {"pairs": 0, "decided": 0, "won": 0, "seconds": 0.0,
+                                 "match_wins": 0, "match_losses": 0})
         cell["pairs"] += 1
+        cell["match_wins"] += row["wins"]
+        cell["match_losses"] += row["losses"]
         cell["decided"] += row["result"] != 0
         cell["won"] += row["result"] > 0
         cell["seconds"] += row["seconds"]
     for cell in table.values():
         cell["rate"] = cell["won"] / cell["decided"] if cell["decided"] else 0.0
+        # What a leaderboard sees: single matches, by who finished ahead (a draw counts half).
+        drawn = 2 * cell["pairs"] - cell["match_wins"] - cell["match_losses"]
+        cell["match_rate"] = (cell["match_wins"] + drawn / 2) / (2 * cell["pairs"]) if cell["pairs"] else 0.0
     return table
 
 
@@ -152,12 +164,14 @@ def budget_text(game: str) -> str:
 
 
 def print_table(table: dict[tuple[str, str], dict[str, float]]) -> None:
-    print(f"{'game':<20}{'matchup':<18}{'pairs':>6}{'decided':>8}{'won':>6}{'rate':>7}{'s/pair':>8}  goal")
+    print(f"{'game':<20}{'matchup':<18}{'pairs':>6}{'decided':>8}{'won':>6}{'rate':>7}{'matches':>9}"
+          f"{'s/pair':>8}  goal")
     for (game, matchup), cell in sorted(table.items()):
         goal = GOALS.get(matchup)
         verdict = "" if goal is None else ("ok" if cell["rate"] >= goal else f"below {goal:.0%}")
         print(f"{game:<20}{matchup:<18}{cell['pairs']:>6.0f}{cell['decided']:>8.0f}{cell['won']:>6.0f}"
-              f"{cell['rate']:>7.1%}{cell['seconds'] / max(1, cell['pairs']):>8.2f}  {verdict}")
+              f"{cell['rate']:>7.1%}{cell['match_rate']:>9.1%}{cell['seconds'] / max(1, cell['pairs']):>8.2f}"
+              f"  {verdict}")
 
 
 def parse_budget(text: str) -> dict[str, Any]:

@@ -50,3 +50,11 @@ def test_demo_plays_and_rates_several_games(embedded, capsys):
     assert out.count("ladder search > heuristic > random: ") >= len(games)
     assert re.search(r"search against heuristic: won \d+, drew \d+, lost \d+; .*sign test p = ", out)
     assert re.search(rf"shown in \d of {len(games)} games, settled by their meetings in \d", out)
+    # The gRPC round seats the example bots beside all three house bots, search among them:
+    # each house bot's board shows more matches after it than before.
+    first, wire = out.split("gateway on ")
+    for bot in ("search", "heuristic", "random"):
+        row = rf"\n\d+\s+{bot}\s+\d+\s+\[\d+, \d+\]\s+(\d+)"
+        before, after = re.search(row, first[first.index(f"\n{games[0]}\n"):]), re.search(row, wire)
+        assert before and after and int(after.group(1)) > int(before.group(1)), bot
+    assert "wire-random" in wire and "wire-heuristic" in wire
