@@ -49,7 +49,7 @@ def test_demo_plays_and_rates_several_games(embedded, capsys):
     # Under every board: the house ladder, each step's meetings, and the tally over the games.
     assert out.count("ladder search > heuristic > random: ") >= len(games)
     assert re.search(r"search against heuristic: won \d+, drew \d+, lost \d+; .*sign test p = ", out)
-    assert re.search(rf"shown in \d of {len(games)} games, settled by their meetings in \d", out)
+    assert re.search(rf"ladder is shown in \d of {len(games)} games; the meetings settle search over heuristic in \d", out)
     # The gRPC round seats the example bots beside all three house bots, search among them:
     # each house bot's board shows more matches after it than before.
     first, wire = out.split("gateway on ")
