@@ -217,3 +217,59 @@ def test_second_pack_above_six_players() -> None:
     assert isinstance(six, BastardBragState) and isinstance(seven, BastardBragState)
     assert len(six.pack) + len(six.pile) + 42 == 54
     assert len(seven.pack) + len(seven.pile) + 49 == 108
+
+
+# ----- what a seat can tell of the other hands (for search) ---------------------------------
+
+
+def test_a_world_dealt_for_search_keeps_what_a_forced_pass_showed() -> None:
+    """5.3: "If a player is unable to play, he must pass and draw a card", and with two
+    players nobody passes at will: the other player learns that none of the passer's cards
+    follows the top card, only the one it drew after may. The worlds ``resample_hidden``
+    deals must keep to that."""
+    import random
+
+    checked = 0
+    for seed in range(30):
+        state = GAME.new_state(2, seed)
+        assert isinstance(state, BastardBragState)
+        pick = random.Random(seed)
+        while not state.is_terminal():
+            seat = state.to_act()[0]
+            other = 1 - seat
+            last = state.last_action
+            if (state.phase == "play" and last and last["seat"] == other and last["action"] == "pass"
+                    and state.last_player == seat and not state.free()):
+                follows = set(state.followers())
+                assert sum(c in follows for c in state.hands[other]) <= 1  # the truth
+                for world in range(8):
+                    dealt = state.resample_hidden(seat, random.Random(world))
+                    assert isinstance(dealt, BastardBragState)
+                    assert sorted(dealt.hands[seat]) == sorted(state.hands[seat])
+                    assert len(dealt.hands[other]) == len(state.hands[other])
+                    assert sum(c in follows for c in dealt.hands[other]) <= 1, (seed, dealt.hands[other])
+                    checked += 1
+            state.apply(seat, pick.choice(state.legal_actions(seat)))
+    assert checked >= 200
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 8])
+def test_what_everyone_knows_of_a_hand_adds_up_to_the_hand(players: int) -> None:
+    """The groups behind ``resample_hidden`` follow every draw, play, pass and gift (5.3,
+    5.4), and every world dealt keeps each hand's size and the pile."""
+    import random
+
+    for seed in range(6):
+        state = GAME.new_state(players, seed)
+        assert isinstance(state, BastardBragState)
+        pick = random.Random(seed)
+        while not state.is_terminal():
+            for seat in range(players):
+                assert sum(g[0] for g in state.groups[seat]) == len(state.hands[seat])
+            seat = state.to_act()[0]
+            world = state.resample_hidden(seat, pick)
+            assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+            assert world.pile == state.pile
+            assert sorted(c for h in world.hands for c in h) + sorted(world.pack) != [] and sorted(
+                [c for h in world.hands for c in h] + world.pack) == sorted([c for h in state.hands for c in h] + state.pack)
+            state.apply(seat, pick.choice(state.legal_actions(seat)))

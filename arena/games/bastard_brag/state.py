@@ -36,6 +36,11 @@ class BastardBragState(State):
         self.gift_left = 0
         self.giver: int | None = None
         self.last_action: dict[str, Any] | None = None
+        # What every player can tell of each hand, for ``resample_hidden``: its cards in
+        # groups by when they came, each group with the cards it cannot hold. A player who
+        # had to pass held nothing that follows the top card (5.3); the card drawn after may
+        # be anything. Each group is [count, sorted barred cards].
+        self.groups: list[list[list[Any]]] = [[[HAND_SIZE, []]] for _ in range(num_players)]
 
     # ----- helpers ------------------------------------------------------------------------
     def active(self) -> list[int]:
@@ -74,6 +79,58 @@ class BastardBragState(State):
             actions.update("play " + " ".join(run) for run in alternating_runs(group, first))
         return sorted(actions)
 
+    def followers(self) -> list[str]:
+        """Every card of the packs that could go on the top card now (what a player who
+        must pass cannot be holding)."""
+        copies = 1 if self.num_players <= 6 else 2
+        top, free = self.pile[-1], self.free()
+        found = set()
+        for card in cards.deck(jokers=2, copies=copies):
+            if card in cards.JOKERS:
+                if free or not self.options["coloured_jokers"] or cards.colour(card) != cards.colour(top):
+                    found.add(card)
+            elif free or (cards.colour(card) != cards.colour(top) and beats(card[0], top[0], self.direction)):
+                found.add(card)
+        return sorted(found)
+
+    def _gain(self, seat: int, count: int) -> None:
+        """``seat`` takes ``count`` cards nobody else saw: a group with nothing barred."""
+        if count:
+            self.groups[seat].append([count, []])
+
+    def _lose(self, seat: int, card: str | None) -> None:
+        """``seat`` parts with ``card`` (None: a card the others did not see), taken from the
+        biggest group that may hold it (none may: the biggest group)."""
+        groups = self.groups[seat]
+        able = [g for g in groups if g[0] and (card is None or card not in g[1])] or [g for g in groups if g[0]]
+        if not able:
+            return
+        group = max(able, key=lambda g: g[0])
+        group[0] -= 1
+        self.groups[seat] = [g for g in groups if g[0]]
+
+    def _known_groups(self, seat: int) -> list[list[Any]]:
+        """The groups of ``seat``'s hand, made to add up to the hand (a position set up by
+        hand, or restored from before groups were kept: the rest is barred from nothing)."""
+        groups = [list(g) for g in getattr(self, "groups", [[] for _ in self.hands])[seat] if g[0] > 0]
+        excess = sum(g[0] for g in groups) - len(self.hands[seat])
+        for group in sorted(groups, key=lambda g: len(g[1])):
+            cut = min(excess, group[0])
+            group[0] -= cut
+            excess -= cut
+        if excess < 0:
+            groups.append([-excess, []])
+        return [g for g in groups if g[0] > 0]
+
+    def _must_pass(self, seat: int) -> None:
+        """``seat`` passes where it may not pass at will: none of its cards follows the top."""
+        barred = set(self.followers())
+        merged: dict[tuple[str, ...], int] = {}
+        for count, old in self.groups[seat]:
+            key = tuple(sorted(barred.union(old)))
+            merged[key] = merged.get(key, 0) + count
+        self.groups[seat] = [[count, list(key)] for key, count in merged.items()]
+
     # ----- the contract hooks -------------------------------------------------------------
     def _finished(self) -> bool:
         return len(self.out) >= self.num_players - 1
@@ -109,6 +166,7 @@ class BastardBragState(State):
     def _play(self, seat: int, run: list[str]) -> None:
         for card in run:
             self.hands[seat].remove(card)
+            self._lose(seat, card)
         self.pile.extend(run)
         self.direction = direction_after(run[-1], self.direction)
         self.open_lead = False
@@ -122,12 +180,15 @@ class BastardBragState(State):
     def _pass(self, seat: int) -> None:
         # apply() has just checked the action against the cached legal actions.
         voluntary = any(a != "pass" for a in self.legal_actions(seat))
+        if not self._may_pass_freely(seat) and not self.free():
+            self._must_pass(seat)  # everyone sees that it could not follow
         self.last_action = {"seat": seat, "action": "pass", "cards": []}
         if seat == self.last_player:
             self._bastard(seat)
             return
         if self.pack:
             self.hands[seat].append(self.pack.pop())  # 5.3: pass and draw
+            self._gain(seat, 1)
         self.passes += 1
         self.pass_denied = voluntary
         if self.passes >= len(self.active()):
@@ -142,6 +203,7 @@ class BastardBragState(State):
         due = self.num_players - 1
         while due and self.pack:
             self.hands[seat].append(self.pack.pop())
+            self._gain(seat, 1)
             due -= 1
         self.last_action = {"seat": seat, "action": "bastard", "cards": []}
         if due and len(self.active()) > 1:
@@ -154,6 +216,8 @@ class BastardBragState(State):
         assert self.gift_to is not None
         self.hands[seat].remove(card)
         self.hands[self.gift_to].append(card)
+        self._lose(seat, None)  # only giver and taker see the card
+        self._gain(self.gift_to, 1)
         self.gift_left -= 1
         self.last_action = {"seat": seat, "action": "give", "cards": [], "to": self.gift_to}
         if not self.hands[seat]:
@@ -212,13 +276,23 @@ class BastardBragState(State):
         }
 
     def _resample(self, seat: int, rng: random.Random) -> None:
-        """Re-deal the pack and every other hand, keeping the counts."""
+        """Re-deal the pack and every other hand, keeping the counts and what everyone knows
+        of each hand: a group of cards held since a forced pass gets none of the cards that
+        would have followed (the most constrained groups are dealt first; should no card be
+        left that a group may hold, it takes any)."""
         pool = list(self.pack)
         for s in range(self.num_players):
             if s != seat:
                 pool += self.hands[s]
         rng.shuffle(pool)
         for s in range(self.num_players):
-            if s != seat:
-                self.hands[s] = [pool.pop() for _ in range(len(self.hands[s]))]
+            if s == seat:
+                continue
+            hand = []
+            for count, barred in sorted(self._known_groups(s), key=lambda g: -len(g[1])):
+                bar = set(barred)
+                for _ in range(count):
+                    at = next((i for i in range(len(pool) - 1, -1, -1) if pool[i] not in bar), len(pool) - 1)
+                    hand.append(pool.pop(at))
+            self.hands[s] = hand
         self.pack = pool
