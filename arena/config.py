@@ -9,6 +9,8 @@ by ``arena.settings`` (which also reads the optional ``ARENA_CONFIG`` TOML file)
 ``ARENA_LIVE_QUEUE``    queue of matches with an external or paced bot, for ``arena worker --live``
                         (default empty: they share ``ARENA_QUEUE``).
 ``ARENA_LIVE_MATCHES``  live matches one ``arena worker --live`` plays at once (default 200).
+``ARENA_EMBEDDED_PROCESSES``  embedded: processes playing house-bot matches at once once a
+                        tournament has run for a second (default 0: one per CPU core).
 ``ARENA_BATCH_SIZE``    house-bot matches per Celery task (default 16; external-bot matches
                         always travel one per task).
 ``ARENA_VISIBILITY_TIMEOUT``  seconds before Redis redelivers an unacknowledged task
@@ -53,6 +55,7 @@ class Settings:
     metrics_port: int
     metrics_address: str = "127.0.0.1"
     db_pool: int = 5
+    embedded_processes: int = 1
 
     @property
     def queues(self) -> list[str]:
@@ -91,4 +94,14 @@ def settings() -> Settings:
         metrics_port=model.metrics_port,
         metrics_address=model.metrics_address or "127.0.0.1",
         db_pool=model.db_pool,
+        embedded_processes=model.embedded_processes or cores(),
     )
+
+
+def cores() -> int:
+    """CPU cores this process may run on (a container's share, where the OS tells it)."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1

@@ -65,6 +65,10 @@ class ArenaSettings(BaseSettings):
                     "with the house-bot batches, one per prefork slot.")
     live_matches: int = Field(default=200, ge=1, le=10_000,
         description="Live matches one `arena worker --live` plays at once (its thread pool's size).")
+    embedded_processes: int = Field(default=0, ge=0, le=256,
+        description="Embedded (no `ARENA_REDIS_URL`): processes that play house-bot matches at once once a "
+                    "tournament has taken a second in the calling process; `0` = one per CPU core, `1` = "
+                    "all in the calling process.")
     batch_size: int = Field(default=16, ge=1, le=10_000,
         description="House-bot matches per task. Matches with external or paced bots go one per task.")
     visibility_timeout: int = Field(default=3600, ge=1,

@@ -5,6 +5,10 @@ more broker and worker overhead than a whole house-bot match of most games); mat
 an external or paced bot travel one per task so one slow match never holds others back, on
 ``ARENA_LIVE_QUEUE`` when it is set (``workers.live``).
 
+Embedded, house-bot matches are played in the calling process while they are quick; once a
+tournament has taken a second there, what is left goes to a pool of processes, one per core
+(``ARENA_EMBEDDED_PROCESSES``), so a tournament of searching bots uses the whole machine.
+
 Following a tournament rides through a database outage: one notice line when it begins,
 and the progress carries on when the database is back (``workers.outage``).
 """
@@ -29,6 +33,16 @@ from .outage import ride_out, stderr_notice
 
 Progress = Callable[[int, int], None]
 Notice = Callable[[BaseException], None]
+
+# Embedded: seconds of play in the calling process before the rest goes to a process pool.
+# Starting the pool's processes costs about as much, so quick tournaments never start one.
+PARALLEL_AFTER = 1.0
+
+
+class PlayerProcessLost(ChildProcessError):
+    """A process of the embedded pool ended in the middle of its matches (killed, or out of
+    memory). What it held stays unfinished in the store, and running the tournament again
+    plays it (embedded claims hold no lease, so nothing waits for one to lapse)."""
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -132,14 +146,68 @@ def play_here(work: list[list[int]], live_from: int, progress: Progress | None, 
             play_matches.apply(args=(batch,), throw=True)
         played(batch)
 
-    for batch in work[:live_from]:
-        play_matches.apply(args=(batch,), throw=True)
-        played(batch)
+    play_house([m for batch in work[:live_from] for m in batch], played)
     rest = work[live_from:]
     if rest:
         with ThreadPoolExecutor(max_workers=max(1, min(len(rest), concurrency)), thread_name_prefix="arena-live") as pool:
             for future in [pool.submit(play_live, batch) for batch in rest]:
                 future.result()  # the first error, once all have ended
+
+
+def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> None:
+    """Embedded house-bot matches: here, in small batches until they have taken
+    ``PARALLEL_AFTER`` seconds all told, then the rest on a pool of processes."""
+    from .tasks import play_matches
+
+    config = settings()
+    processes = config.embedded_processes
+    # Small enough batches that the pool's processes share the work evenly, never more than
+    # ``ARENA_BATCH_SIZE`` (one claim and one record per batch keep quick matches cheap).
+    size = max(1, min(config.batch_size, -(-len(match_ids) // (4 * processes))))
+    work = batches(match_ids, size)
+    started = time.monotonic()
+    while work:
+        batch = work.pop(0)
+        play_matches.apply(args=(batch,), throw=True)
+        played(batch)
+        if processes > 1 and len(work) > 1 and time.monotonic() - started >= PARALLEL_AFTER:
+            break
+    if work:
+        play_in_processes(work, min(processes, len(work)), played)
+
+
+def play_in_processes(work: list[list[int]], processes: int, played: Callable[[list[int]], None]) -> None:
+    """``work`` on ``processes`` fresh processes (spawned: they inherit this one's environment
+    and settings, not its threads or open connections). The first error once all have ended;
+    a process that dies raises ``PlayerProcessLost``."""
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        futures = {pool.submit(_play_batch, batch): batch for batch in work}
+        try:
+            remaining = set(futures)
+            while remaining:
+                done, remaining = wait(remaining, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    future.result()
+                    played(futures[future])
+        except BrokenProcessPool:
+            raise PlayerProcessLost(
+                "a process playing matches ended before they did; the tournament's unfinished matches "
+                "stay in the store: run it again to play them") from None
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def _play_batch(batch: list[int]) -> int:
+    """In a pool process: play and record one batch as a task would."""
+    from .tasks import play_matches
+
+    return int(play_matches.apply(args=(batch,), throw=True).get())
 
 
 def wait_for(tournament_id: int, progress: Progress | None = None, timeout: float | None = None,

@@ -168,10 +168,11 @@ def print_error(message: str) -> None:
 
 def outage(error: BaseException) -> bool:
     """A fault of the surroundings rather than a bug: the database or the broker cannot be
-    reached or read. The user gets one line, not a traceback."""
+    reached or read, or a process playing matches was killed. The user gets one line, not a
+    traceback."""
     import sqlalchemy.exc
 
-    if isinstance(error, (sqlalchemy.exc.SQLAlchemyError, ConnectionError, TimeoutError)):
+    if isinstance(error, (sqlalchemy.exc.SQLAlchemyError, ConnectionError, TimeoutError, ChildProcessError)):
         return True
     module = type(error).__module__
     return module.startswith(("redis.", "kombu.", "psycopg"))
