@@ -65,8 +65,12 @@ def time_one(game: str, seats: list[str]) -> float:
 
 def plan_repetitions(names: list[str], budget: float, cap: int) -> dict[str, int]:
     """Repetitions per game so that every game gets a fair share of the budget: one timed
-    match per game tells how long its rounds take."""
-    share = budget / max(1, len(names))
+    match per game tells how long its rounds take (embedded, on as many processes as the
+    tournament will use)."""
+    from arena.config import settings
+
+    config = settings()
+    share = budget / max(1, len(names)) * (config.embedded_processes if config.embedded else 1)
     plan = {}
     for name in names:
         per_match = time_one(name, [b.split("-")[0] for b in lineup(name)[:2]])

@@ -30,11 +30,11 @@ class Step:
     lower: str
     shown: bool  # the leaderboard puts upper above lower
     met: queries.Meetings
-    chance: float  # the sign test over their decisive meetings
+    chance: float  # the one-sided sign test over their decisive meetings: upper won this many
 
     @property
     def settled(self) -> bool:
-        return self.shown and self.met.wins > self.met.losses and self.chance < SETTLED
+        return self.shown and self.chance < SETTLED
 
 
 def steps(ladder: list[str], rows: list[queries.LeaderboardRow],
@@ -46,7 +46,8 @@ def steps(ladder: list[str], rows: list[queries.LeaderboardRow],
     for upper, lower in zip(ladder, ladder[1:], strict=False):
         met = meetings.get((upper, lower), queries.Meetings(0, 0, 0))
         shown = place.get(upper, len(rows) + 1) < place.get(lower, len(rows) + 2)
-        out.append(Step(upper, lower, shown, met, ratings.sign_test(met.wins, met.losses)))
+        # One-sided: the ladder says beforehand which of the two should win.
+        out.append(Step(upper, lower, shown, met, ratings.sign_test(met.wins, met.losses, one_sided=True)))
     return out
 
 
@@ -59,7 +60,7 @@ def describe(rungs: list[Step]) -> list[str]:
         m = r.met
         verdict = "settled" if r.settled else "not settled by so few meetings"
         lines.append(f"  {r.upper} against {r.lower}: won {m.wins}, drew {m.draws}, lost {m.losses}; "
-                     f"{verdict} (sign test p = {r.chance:.2g})")
+                     f"{verdict} (one-sided sign test p = {r.chance:.2g})")
     return lines
 
 
