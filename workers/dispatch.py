@@ -15,9 +15,11 @@ and the progress carries on when the database is back (``workers.outage``).
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -186,8 +188,9 @@ def play_in_processes(work: list[list[int]], processes: int, played: Callable[[l
 
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-        futures = {pool.submit(_play_batch, batch): batch for batch in work}
         try:
+            with _main_left_alone():  # the processes start as the first tasks are submitted
+                futures = {pool.submit(_play_batch, batch): batch for batch in work}
             remaining = set(futures)
             while remaining:
                 done, remaining = wait(remaining, return_when=FIRST_EXCEPTION)
@@ -201,6 +204,26 @@ def play_in_processes(work: list[list[int]], processes: int, played: Callable[[l
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+@contextlib.contextmanager
+def _main_left_alone() -> Iterator[None]:
+    """A spawned process runs the calling script's top level again unless the script guards
+    it with ``if __name__ == "__main__"``, and a script that calls ``run_tournament`` unguarded
+    would start a tournament in every process. The pool's processes need nothing from the
+    script (they import ``workers`` by name), so it is hidden from them while they start."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {name: main.__dict__[name] for name in ("__spec__", "__file__") if name in main.__dict__}
+    main.__dict__["__spec__"] = None
+    main.__dict__.pop("__file__", None)
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
 
 
 def _play_batch(batch: list[int]) -> int:
@@ -256,16 +279,26 @@ def read_status(tournament_id: int, notice: Notice | None = stderr_notice) -> di
 def run_tournament(tournament_id: int, wait: bool = True, progress: Progress | None = None,
                    batch_size: int | None = None, notice: Notice | None = stderr_notice) -> dict:
     """Dispatch every pending match of a tournament and, if ``wait``, follow it to the end."""
+    return run_tournaments([tournament_id], wait, progress, batch_size, notice)[0]
+
+
+def run_tournaments(tournament_ids: Sequence[int], wait: bool = True, progress: Progress | None = None,
+                    batch_size: int | None = None, notice: Notice | None = stderr_notice) -> list[dict]:
+    """``run_tournament`` for several tournaments at once: their matches go out together
+    (embedded, one pool of processes plays them all). ``progress`` follows the matches
+    played here, or, with workers, the one tournament followed."""
     check_broker()
+    for tournament_id in tournament_ids:
+        close(tournament_id, notice)  # one whose last recording's process died before closing it
 
     def pending() -> list[int]:
         with db.read() as connection:
-            return pending_match_ids(connection, tournament_id)
-
-    close(tournament_id, notice)  # one whose last recording's process died before closing it
+            return [m for tournament_id in tournament_ids for m in pending_match_ids(connection, tournament_id)]
 
     ids = ride_out(pending, "command", notice=notice)
     dispatch(ids, batch_size, progress)
-    if wait or settings().embedded:
-        return wait_for(tournament_id, progress if not settings().embedded else None, notice=notice)
-    return read_status(tournament_id, notice)
+    embedded = settings().embedded
+    if wait or embedded:
+        follow = progress if not embedded and len(tournament_ids) == 1 else None
+        return [wait_for(tournament_id, follow, notice=notice) for tournament_id in tournament_ids]
+    return [read_status(tournament_id, notice) for tournament_id in tournament_ids]

@@ -115,12 +115,13 @@ def play_demo(args: argparse.Namespace) -> int:
         for name, reps in plan.items():
             ids.append(create_tournament(connection, [name], lineup(name), [2, 3], reps, args.seed,
                                          name=f"demo {name}"))
-    from workers.dispatch import run_tournament
+    from workers.dispatch import run_tournaments
 
-    for tournament_id in ids:
-        bar = ProgressBar(f"demo tournament {tournament_id}", force=True)
-        status = run_tournament(tournament_id, wait=True, progress=bar)
-        bar.close()
+    # All games at once: embedded, one pool of processes plays every game's matches.
+    bar = ProgressBar(f"demo: {len(names)} games, tournaments {ids[0]}-{ids[-1]}", force=True)
+    statuses = run_tournaments(ids, wait=True, progress=bar)
+    bar.close()
+    for status in statuses:
         print_status(status)
     print(f"\nplayed in {time.perf_counter() - started:.1f} s; store: {db.engine().url}\n")
     rungs = {}

@@ -172,3 +172,28 @@ def test_the_command_line_says_one_line_when_a_pool_process_is_killed_and_a_reru
     assert results_per_match(embedded) == [1] * total
     with db.read() as connection:
         assert pending_match_ids(connection, tid) == []
+
+
+def test_a_script_without_a_main_guard_runs_its_tournament_once(embedded, tmp_path):
+    """Spawned processes re-run an unguarded script's top level; the pool's processes must not
+    (each would start a tournament of its own)."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from arena.store import db\n"
+        "from arena.tournaments import create_tournament\n"
+        "from workers import dispatch\n"
+        "dispatch.PARALLEL_AFTER = 0.0\n"
+        "with db.transaction() as connection:\n"
+        "    tid = create_tournament(connection, ['durak'], ['heuristic', 'random'], [2], 6, seed=2)\n"
+        "print(dispatch.run_tournament(tid, notice=None)['status'])\n"
+    )
+    env = {**os.environ, "ARENA_DATABASE_URL": embedded, "ARENA_EMBEDDED_PROCESSES": "2", "ARENA_BATCH_SIZE": "1",
+           "PYTHONPATH": str(ROOT)}
+    env.pop("ARENA_REDIS_URL", None)
+    done = subprocess.run([str(ROOT / ".venv/bin/python"), str(script)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
+    with db.read() as connection:
+        assert connection.execute(sa.text("select count(*) from tournament")).scalar_one() == 1
+        claimed = connection.execute(sa.text("select count(distinct claimed_by) from match")).scalar_one()
+    assert claimed >= 2  # the script's process and the pool's
