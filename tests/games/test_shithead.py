@@ -377,3 +377,66 @@ def test_illegal_action_changes_nothing() -> None:
     with pytest.raises(IllegalAction):
         state.apply(0, "play 5C")
     assert state.hands[0] == ["9S", "5C", "6C"]
+
+
+# ----- what a seat can tell of the other hands (for search) ---------------------------------
+
+
+def unknown_part(state: ShitheadState, seat: int) -> list[str]:
+    """``seat``'s hand without the cards everyone knows are in it."""
+    rest = list(state.hands[seat])
+    for card in state.known[seat]:
+        rest.remove(card)
+    return rest
+
+
+def test_a_world_dealt_for_search_keeps_what_a_forced_take_showed() -> None:
+    """1.4.1.3: a player who cannot play "must pick up the whole pile": the take shows the
+    table that none of the cards it held fitted the pile. Until it plays or draws again, the
+    worlds ``resample_hidden`` deals give it no unknown card of a rank that fitted."""
+    import random
+
+    from arena.games import cards
+    from arena.games.shithead.rules import can_play
+
+    checked = 0
+    for seed in range(40):
+        state = GAME.new_state(2, seed)
+        assert isinstance(state, ShitheadState)
+        pick = random.Random(seed)
+        fitted: tuple[int, set[str]] | None = None
+        while not state.is_terminal():
+            seat = state.to_act()[0]
+            if fitted is not None and seat != fitted[0] and state.phase == "play":
+                taker, ranks = fitted
+                assert not ranks.intersection(c[0] for c in unknown_part(state, taker))  # the truth
+                for world in range(6):
+                    dealt = state.resample_hidden(seat, random.Random(world))
+                    assert isinstance(dealt, ShitheadState)
+                    assert sorted(dealt.hands[seat]) == sorted(state.hands[seat])
+                    assert len(dealt.hands[taker]) == len(state.hands[taker])
+                    assert not ranks.intersection(c[0] for c in unknown_part(dealt, taker)), (seed, dealt.hands[taker])
+                    checked += 1
+            legal = state.legal_actions(seat)
+            if legal == ["take"] and state.source(seat) == "hand":
+                fitted = (seat, {r for r in cards.RANKS if can_play(r, state.pile, state.options)})
+            elif fitted is not None and seat == fitted[0]:
+                fitted = None  # it plays (and draws) again: its hand has changed
+            state.apply(seat, pick.choice(legal))
+    assert checked >= 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_what_everyone_knows_of_a_hand_adds_up_to_its_unknown_part(players: int) -> None:
+    import random
+
+    for seed in range(5):
+        state = GAME.new_state(players, seed)
+        assert isinstance(state, ShitheadState)
+        pick = random.Random(seed)
+        while not state.is_terminal():
+            if state.phase == "play":
+                for seat in range(players):
+                    assert sum(g[0] for g in state.groups[seat]) == len(unknown_part(state, seat))
+            seat = state.to_act()[0]
+            state.apply(seat, pick.choice(state.legal_actions(seat)))

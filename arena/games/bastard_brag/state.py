@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games import State, cards
+from arena.games import State, cards, hidden
 
 from .rules import HAND_SIZE, alternating_runs, beats, direction_after, opposite
 
@@ -93,43 +93,9 @@ class BastardBragState(State):
                 found.add(card)
         return sorted(found)
 
-    def _gain(self, seat: int, count: int) -> None:
-        """``seat`` takes ``count`` cards nobody else saw: a group with nothing barred."""
-        if count:
-            self.groups[seat].append([count, []])
-
-    def _lose(self, seat: int, card: str | None) -> None:
-        """``seat`` parts with ``card`` (None: a card the others did not see), taken from the
-        biggest group that may hold it (none may: the biggest group)."""
-        groups = self.groups[seat]
-        able = [g for g in groups if g[0] and (card is None or card not in g[1])] or [g for g in groups if g[0]]
-        if not able:
-            return
-        group = max(able, key=lambda g: g[0])
-        group[0] -= 1
-        self.groups[seat] = [g for g in groups if g[0]]
-
-    def _known_groups(self, seat: int) -> list[list[Any]]:
-        """The groups of ``seat``'s hand, made to add up to the hand (a position set up by
-        hand, or restored from before groups were kept: the rest is barred from nothing)."""
-        groups = [list(g) for g in getattr(self, "groups", [[] for _ in self.hands])[seat] if g[0] > 0]
-        excess = sum(g[0] for g in groups) - len(self.hands[seat])
-        for group in sorted(groups, key=lambda g: len(g[1])):
-            cut = min(excess, group[0])
-            group[0] -= cut
-            excess -= cut
-        if excess < 0:
-            groups.append([-excess, []])
-        return [g for g in groups if g[0] > 0]
-
     def _must_pass(self, seat: int) -> None:
         """``seat`` passes where it may not pass at will: none of its cards follows the top."""
-        barred = set(self.followers())
-        merged: dict[tuple[str, ...], int] = {}
-        for count, old in self.groups[seat]:
-            key = tuple(sorted(barred.union(old)))
-            merged[key] = merged.get(key, 0) + count
-        self.groups[seat] = [[count, list(key)] for key, count in merged.items()]
+        self.groups[seat] = hidden.bar(self.groups[seat], self.followers())
 
     # ----- the contract hooks -------------------------------------------------------------
     def _finished(self) -> bool:
@@ -166,7 +132,7 @@ class BastardBragState(State):
     def _play(self, seat: int, run: list[str]) -> None:
         for card in run:
             self.hands[seat].remove(card)
-            self._lose(seat, card)
+            self.groups[seat] = hidden.lose(self.groups[seat], card)
         self.pile.extend(run)
         self.direction = direction_after(run[-1], self.direction)
         self.open_lead = False
@@ -188,7 +154,7 @@ class BastardBragState(State):
             return
         if self.pack:
             self.hands[seat].append(self.pack.pop())  # 5.3: pass and draw
-            self._gain(seat, 1)
+            hidden.gain(self.groups[seat], 1)
         self.passes += 1
         self.pass_denied = voluntary
         if self.passes >= len(self.active()):
@@ -203,7 +169,7 @@ class BastardBragState(State):
         due = self.num_players - 1
         while due and self.pack:
             self.hands[seat].append(self.pack.pop())
-            self._gain(seat, 1)
+            hidden.gain(self.groups[seat], 1)
             due -= 1
         self.last_action = {"seat": seat, "action": "bastard", "cards": []}
         if due and len(self.active()) > 1:
@@ -216,8 +182,8 @@ class BastardBragState(State):
         assert self.gift_to is not None
         self.hands[seat].remove(card)
         self.hands[self.gift_to].append(card)
-        self._lose(seat, None)  # only giver and taker see the card
-        self._gain(self.gift_to, 1)
+        self.groups[seat] = hidden.lose(self.groups[seat], None)  # only giver and taker see the card
+        hidden.gain(self.groups[self.gift_to], 1)
         self.gift_left -= 1
         self.last_action = {"seat": seat, "action": "give", "cards": [], "to": self.gift_to}
         if not self.hands[seat]:
@@ -286,13 +252,7 @@ class BastardBragState(State):
                 pool += self.hands[s]
         rng.shuffle(pool)
         for s in range(self.num_players):
-            if s == seat:
-                continue
-            hand = []
-            for count, barred in sorted(self._known_groups(s), key=lambda g: -len(g[1])):
-                bar = set(barred)
-                for _ in range(count):
-                    at = next((i for i in range(len(pool) - 1, -1, -1) if pool[i] not in bar), len(pool) - 1)
-                    hand.append(pool.pop(at))
-            self.hands[s] = hand
+            if s != seat:
+                groups = getattr(self, "groups", [[] for _ in self.hands])[s]
+                self.hands[s] = hidden.deal(pool, hidden.fitted(groups, len(self.hands[s])))
         self.pack = pool

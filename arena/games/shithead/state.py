@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games import State, cards
+from arena.games import State, cards, hidden
 
 from .rules import (
     HAND_SIZE,
@@ -46,6 +46,9 @@ class ShitheadState(State):
         self.pile: list[str] = []  # the discard pile, bottom first
         self.burned: list[str] = []
         self.known: list[list[str]] = [[] for _ in range(n)]  # cards everyone knows are in a hand
+        # The rest of each hand, as everyone can tell it (``arena.games.hidden``): a player who
+        # had to take the pile held no unknown card whose rank fitted it (1.4.1.3).
+        self.groups: list[hidden.Groups] = [[] for _ in range(n)]
         self.phase = "swap"
         self.ready = [False] * n
         self.swaps_left = [SWAPS] * n
@@ -179,6 +182,7 @@ class ShitheadState(State):
                     still_up.remove(card)
                 else:
                     self.known[s].append(card)
+            hidden.gain(self.groups[s], len(self.hands[s]) - len(self.known[s]))
         for rank in OPENING_ORDER:
             for s in range(self.num_players):
                 if any(c[0] == rank for c in self.hands[s]):
@@ -197,6 +201,12 @@ class ShitheadState(State):
     def _play(self, seat: int, from_hand: list[str], from_up: list[str], blind: str | None = None) -> None:
         """Put cards on the pile, then draw, burn, skip and open a cut-in window as due."""
         remove_cards(self.hands[seat], from_hand)
+        shown = list(self.known[seat])
+        for card in from_hand:
+            if card in shown:
+                shown.remove(card)
+            else:
+                self.groups[seat] = hidden.lose(self.groups[seat], card[0])
         discard_known(self.known[seat], from_hand)
         remove_cards(self.face_up[seat], from_up)
         played = from_hand + from_up + ([blind] if blind else [])
@@ -206,6 +216,7 @@ class ShitheadState(State):
         # shithead 1.4.2: draw back up to three while the pack lasts.
         while self.pack and len(self.hands[seat]) < HAND_SIZE:
             self.hands[seat].append(self.pack.pop())
+            hidden.gain(self.groups[seat], 1)
         if not self.holds_cards(seat):
             self.out.append(seat)
         if self._finished():
@@ -237,7 +248,10 @@ class ShitheadState(State):
             self.last_play["cards"] = [card]
 
     def _take(self, seat: int) -> None:
-        """shithead 1.4.1.3: the pile goes into the hand and the turn passes on."""
+        """shithead 1.4.1.3: the pile goes into the hand and the turn passes on. A take is
+        never chosen: nothing the seat held fitted the pile, which everyone now knows."""
+        fitting = [rank for rank in cards.RANKS if can_play(rank, self.pile, self.options)]
+        self.groups[seat] = hidden.bar(self.groups[seat], fitting)
         self.hands[seat].extend(self.pile)
         self.known[seat].extend(self.pile)
         self.last_play = {"seat": seat, "cards": [], "blind": False, "took": True}
@@ -338,7 +352,8 @@ class ShitheadState(State):
     def _resample(self, seat: int, rng: random.Random) -> None:
         """Re-deal the pack, every face-down card and the unknown part of the other hands.
         While seats are still arranging, another seat's six cards are its dealt face-up
-        three (known) plus three unknown, arranged in any way."""
+        three (known) plus three unknown, arranged in any way. A hand's unknown cards held
+        since a forced take are none of the ranks that fitted the pile then."""
         swapping = self.phase == "swap"
         pool = list(self.pack)
         for d in self.face_down:
@@ -357,6 +372,13 @@ class ShitheadState(State):
                 keep[s] = list(self.known[s])
             pool += unknown
         rng.shuffle(pool)
+        # Cards a take ruled out come first, so the face-down deal cannot use up what they
+        # may be (with nothing barred the deal is as it always was).
+        barred: dict[int, list[str]] = {}
+        if not swapping:
+            for s, known in keep.items():
+                groups = hidden.fitted(getattr(self, "groups", [[] for _ in self.hands])[s], len(self.hands[s]) - len(known))
+                barred[s] = hidden.deal(pool, [g for g in groups if g[1]], key=lambda card: card[0])
         for d in self.face_down:
             for i, c in enumerate(d):
                 if c is not None:
@@ -370,8 +392,8 @@ class ShitheadState(State):
                 k = len(self.face_up[s])
                 self.face_up[s], self.hands[s] = six[:k], six[k:]
             else:
-                extra = len(self.hands[s]) - len(known)
-                self.hands[s] = known + [pool.pop() for _ in range(extra)]
+                free = len(self.hands[s]) - len(known) - len(barred[s])
+                self.hands[s] = known + barred[s] + [pool.pop() for _ in range(free)]
             # Another seat's pending cut-in is secret: it might as well have been a pass.
             if self.cut_choice[s] is not None:
                 self.cut_choice[s] = "pass"
