@@ -163,9 +163,10 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
 
     config = settings()
     processes = config.embedded_processes
-    # Small enough batches that the pool's processes share the work evenly, never more than
-    # ``ARENA_BATCH_SIZE`` (one claim and one record per batch keep quick matches cheap).
-    size = max(1, min(config.batch_size, -(-len(match_ids) // (4 * processes))))
+    # With a pool to come, small enough batches that its processes share the work evenly;
+    # never more than ``ARENA_BATCH_SIZE`` (one claim and one record per batch keep quick
+    # matches cheap).
+    size = config.batch_size if processes < 2 else max(1, min(config.batch_size, -(-len(match_ids) // (4 * processes))))
     work = batches(match_ids, size)
     started = time.monotonic()
     while work:
@@ -180,8 +181,9 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
 
 def play_in_processes(work: list[list[int]], processes: int, played: Callable[[list[int]], None]) -> None:
     """``work`` on ``processes`` fresh processes (spawned: they inherit this one's environment
-    and settings, not its threads or open connections). The first error once all have ended;
-    a process that dies raises ``PlayerProcessLost``."""
+    and settings, not its threads or open connections). On the first error the batches not
+    yet started are dropped (they stay unfinished in the store) and the error is raised once
+    the running ones end; a process that dies raises ``PlayerProcessLost``."""
     import multiprocessing
     from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
