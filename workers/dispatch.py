@@ -16,6 +16,7 @@ and the progress carries on when the database is back (``workers.outage``).
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import threading
 import time
@@ -33,18 +34,23 @@ from arena.tournaments import pending_match_ids
 
 from .outage import ride_out, stderr_notice
 
+log = logging.getLogger(__name__)
+
 Progress = Callable[[int, int], None]
 Notice = Callable[[BaseException], None]
 
 # Embedded: seconds of play in the calling process before the rest goes to a process pool.
 # Starting the pool's processes costs about as much, so quick tournaments never start one.
 PARALLEL_AFTER = 1.0
+# Pools in a row that may die without finishing a match before the tournament stops.
+LOST_POOLS = 3
 
 
 class PlayerProcessLost(ChildProcessError):
     """A process of the embedded pool ended in the middle of its matches (killed, or out of
-    memory). What it held stays unfinished in the store, and running the tournament again
-    plays it (embedded claims hold no lease, so nothing waits for one to lapse)."""
+    memory). ``play_house`` then plays what it left on a fresh pool (embedded claims hold no
+    lease, so nothing waits for one to lapse); only pools that keep dying without finishing
+    anything stop the tournament, and running it again plays what is left."""
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -175,8 +181,34 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
         played(batch)
         if processes > 1 and len(work) > 1 and time.monotonic() - started >= PARALLEL_AFTER:
             break
-    if work:
-        play_in_processes(work, min(processes, len(work)), played)
+    stalled = 0
+    while work:
+        try:
+            play_in_processes(work, min(processes, len(work)), played)
+            return
+        except PlayerProcessLost:
+            # What the dead process held is unfinished and claimable again (embedded claims
+            # hold no lease): a fresh pool plays what is left. A match that keeps killing its
+            # process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before finishing
+            # anything, again and again, is given up.
+            before = sum(map(len, work))
+            work = batches(unfinished([m for batch in work for m in batch]), size)
+            stalled = stalled + 1 if sum(map(len, work)) == before else 0
+            if stalled >= LOST_POOLS:
+                raise
+            log.warning("a process playing matches ended before them; %d left for a fresh pool",
+                        sum(map(len, work)))
+
+
+def unfinished(match_ids: Sequence[int]) -> list[int]:
+    """Those of ``match_ids`` not yet finished, in order."""
+    from arena.tournaments.play import PENDING
+
+    match_t = Match.__table__
+    with db.read() as connection:
+        return list(connection.execute(
+            sa.select(match_t.c.id).where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(PENDING))
+            .order_by(match_t.c.id)).scalars())
 
 
 def play_in_processes(work: list[list[int]], processes: int, played: Callable[[list[int]], None]) -> None:
