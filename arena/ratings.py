@@ -71,24 +71,15 @@ def win_credit(rank: int, ranks: Sequence[int]) -> float:
     return 1.0 / list(ranks).count(1) if rank == 1 else 0.0
 
 
-def sign_test(wins: int, losses: int, one_sided: bool = False) -> float:
-    """Sign test: how likely a split of the decisive games at least this uneven would be
-    between two bots of equal strength (draws say nothing of who is stronger). Two-sided by
-    default; ``one_sided``: at least this many wins, for a direction stated beforehand (the
-    ladder's "search above heuristic"). Exact up to a thousand games, then the normal
-    approximation."""
+def sign_test(wins: int, losses: int) -> float:
+    """One-sided sign test: how likely at least ``wins`` of the decisive games would be won
+    by a bot no stronger than its opponent (draws say nothing of who is stronger). One-sided
+    because the question comes with its direction: is the search above the heuristic? Exact
+    up to a thousand games, then the normal approximation."""
     n = wins + losses
     if n == 0:
         return 1.0
-    if one_sided:
-        if n <= 1000:
-            return sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
-        z = (wins - n / 2 - 0.5) / math.sqrt(n / 4)
-        return 0.5 * math.erfc(z / math.sqrt(2))
-    fewer = min(wins, losses)
     if n <= 1000:
-        tail = sum(math.comb(n, i) for i in range(fewer + 1)) / 2**n
-    else:
-        z = (n / 2 - fewer - 0.5) / math.sqrt(n / 4)
-        tail = 0.5 * math.erfc(z / math.sqrt(2))
-    return min(1.0, 2.0 * tail)
+        return sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
+    z = (wins - n / 2 - 0.5) / math.sqrt(n / 4)
+    return 0.5 * math.erfc(z / math.sqrt(2))

@@ -47,7 +47,7 @@ def steps(ladder: list[str], rows: list[queries.LeaderboardRow],
         met = meetings.get((upper, lower), queries.Meetings(0, 0, 0))
         shown = place.get(upper, len(rows) + 1) < place.get(lower, len(rows) + 2)
         # One-sided: the ladder says beforehand which of the two should win.
-        out.append(Step(upper, lower, shown, met, ratings.sign_test(met.wins, met.losses, one_sided=True)))
+        out.append(Step(upper, lower, shown, met, ratings.sign_test(met.wins, met.losses)))
     return out
 
 

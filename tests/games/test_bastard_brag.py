@@ -273,3 +273,26 @@ def test_what_everyone_knows_of_a_hand_adds_up_to_the_hand(players: int) -> None
             assert sorted(c for h in world.hands for c in h) + sorted(world.pack) != [] and sorted(
                 [c for h in world.hands for c in h] + world.pack) == sorted([c for h in state.hands for c in h] + state.pack)
             state.apply(seat, pick.choice(state.legal_actions(seat)))
+
+
+@pytest.mark.parametrize("coloured", [False, True])
+def test_a_follower_is_a_card_that_could_be_played_alone(coloured: bool) -> None:
+    """What a forced pass rules out is exactly what the rules would let the passer play:
+    for every card, ``follows`` agrees with the legal actions of a hand of that card alone."""
+    import random
+
+    from arena.games import cards
+
+    for seed in range(6):
+        state = GAME.new_state(2, seed, {"coloured_jokers": coloured})
+        assert isinstance(state, BastardBragState)
+        pick = random.Random(seed)
+        while not state.is_terminal():
+            seat = state.to_act()[0]
+            if state.phase == "play":
+                for card in cards.deck(jokers=2):
+                    alone = state.clone()
+                    assert isinstance(alone, BastardBragState)
+                    alone.hands[seat] = [card]
+                    assert alone.follows(card) == (f"play {card}" in alone.plays(seat)), (card, state.pile[-1])
+            state.apply(seat, pick.choice(state.legal_actions(seat)))

@@ -40,7 +40,7 @@ class BastardBragState(State):
         # groups by when they came, each group with the cards it cannot hold. A player who
         # had to pass held nothing that follows the top card (5.3); the card drawn after may
         # be anything. Each group is [count, sorted barred cards].
-        self.groups: list[list[list[Any]]] = [[[HAND_SIZE, []]] for _ in range(num_players)]
+        self.groups: list[hidden.Groups] = [[[HAND_SIZE, []]] for _ in range(num_players)]
 
     # ----- helpers ------------------------------------------------------------------------
     def active(self) -> list[int]:
@@ -65,33 +65,30 @@ class BastardBragState(State):
         actions: set[str] = set()
         for card in self.hands[seat]:
             if card in cards.JOKERS:
-                # 5.3: a joker goes on at any time (option: on the other colour only).
-                if (
-                    self.open_lead
-                    or not self.options["coloured_jokers"]
-                    or cards.colour(card) != cards.colour(top)
-                ):
+                if self.follows(card):
                     actions.add("play " + card)
             elif free or beats(card[0], top[0], self.direction):
+                # A rank's cards may run in alternating colours after the first (5.3).
                 groups.setdefault(card[0], []).append(card)
         first = None if free else opposite(cards.colour(top))
         for group in groups.values():
             actions.update("play " + " ".join(run) for run in alternating_runs(group, first))
         return sorted(actions)
 
+    def follows(self, card: str) -> bool:
+        """Could ``card`` be played alone on the top card now? 5.3: a joker at any time
+        (option: on the other colour only), else the other colour and higher (lower after an
+        ace), anything on an open lead or a joker."""
+        top = self.pile[-1]
+        if card in cards.JOKERS:
+            return self.open_lead or not self.options["coloured_jokers"] or cards.colour(card) != cards.colour(top)
+        return self.free() or (cards.colour(card) != cards.colour(top) and beats(card[0], top[0], self.direction))
+
     def followers(self) -> list[str]:
-        """Every card of the packs that could go on the top card now (what a player who
-        must pass cannot be holding)."""
+        """Every card of the packs that ``follows`` now: what a player who must pass cannot
+        be holding."""
         copies = 1 if self.num_players <= 6 else 2
-        top, free = self.pile[-1], self.free()
-        found = set()
-        for card in cards.deck(jokers=2, copies=copies):
-            if card in cards.JOKERS:
-                if free or not self.options["coloured_jokers"] or cards.colour(card) != cards.colour(top):
-                    found.add(card)
-            elif free or (cards.colour(card) != cards.colour(top) and beats(card[0], top[0], self.direction)):
-                found.add(card)
-        return sorted(found)
+        return sorted({card for card in cards.deck(jokers=2, copies=copies) if self.follows(card)})
 
     def _must_pass(self, seat: int) -> None:
         """``seat`` passes where it may not pass at will: none of its cards follows the top."""
@@ -253,6 +250,5 @@ class BastardBragState(State):
         rng.shuffle(pool)
         for s in range(self.num_players):
             if s != seat:
-                groups = getattr(self, "groups", [[] for _ in self.hands])[s]
-                self.hands[s] = hidden.deal(pool, hidden.fitted(groups, len(self.hands[s])))
+                self.hands[s] = hidden.deal(pool, hidden.fitted(self.groups[s], len(self.hands[s])))
         self.pack = pool

@@ -106,8 +106,13 @@ def remove_cards(held: list[str], gone: Sequence[str]) -> None:
         held.remove(card)
 
 
-def discard_known(known: list[str], gone: Sequence[str]) -> None:
-    """Forget publicly known cards that were just played from that hand."""
+def discard_known(known: list[str], gone: Sequence[str]) -> list[str]:
+    """Forget publicly known cards that were just played from that hand; returns the played
+    cards nobody knew were there."""
+    unknown = []
     for card in gone:
         if card in known:
             known.remove(card)
+        else:
+            unknown.append(card)
+    return unknown

@@ -201,13 +201,8 @@ class ShitheadState(State):
     def _play(self, seat: int, from_hand: list[str], from_up: list[str], blind: str | None = None) -> None:
         """Put cards on the pile, then draw, burn, skip and open a cut-in window as due."""
         remove_cards(self.hands[seat], from_hand)
-        shown = list(self.known[seat])
-        for card in from_hand:
-            if card in shown:
-                shown.remove(card)
-            else:
-                self.groups[seat] = hidden.lose(self.groups[seat], card[0])
-        discard_known(self.known[seat], from_hand)
+        for card in discard_known(self.known[seat], from_hand):
+            self.groups[seat] = hidden.lose(self.groups[seat], card[0])
         remove_cards(self.face_up[seat], from_up)
         played = from_hand + from_up + ([blind] if blind else [])
         self.pile.extend(played)
@@ -377,7 +372,7 @@ class ShitheadState(State):
         barred: dict[int, list[str]] = {}
         if not swapping:
             for s, known in keep.items():
-                groups = hidden.fitted(getattr(self, "groups", [[] for _ in self.hands])[s], len(self.hands[s]) - len(known))
+                groups = hidden.fitted(self.groups[s], len(self.hands[s]) - len(known))
                 barred[s] = hidden.deal(pool, [g for g in groups if g[1]], key=lambda card: card[0])
         for d in self.face_down:
             for i, c in enumerate(d):
