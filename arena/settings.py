@@ -115,6 +115,28 @@ class ArenaSettings(BaseSettings):
                     "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
                     "the rest of the minute. `0` = no limit. Behind a TCP proxy that hides the bots' "
                     "addresses (the compose load balancer) it counts all bots together.")
+    # The Rules service runs a stranger's requests through game code: off the gateway's event
+    # loop, in a pool of worker processes, each call bounded in time and memory, and rate-limited.
+    rules_workers: int = Field(default=2, ge=1, le=256,
+        description="Worker processes that run Rules calls, away from the loop that holds bot streams "
+                    "and times moves.")
+    rules_queue: int = Field(default=64, ge=1, le=100_000,
+        description="Rules calls that may wait for a worker; past it a call gets `RESOURCE_EXHAUSTED`.")
+    rules_call_seconds: float = Field(default=5.0, gt=0, le=3600,
+        description="Wall-clock bound of one Rules call; past it the worker is killed and replaced and "
+                    "the call gets `DEADLINE_EXCEEDED`.")
+    rules_cpu_seconds: int = Field(default=5, ge=1, le=3600,
+        description="CPU-time bound of one Rules call; past it the worker is killed and replaced and the "
+                    "call gets `RESOURCE_EXHAUSTED`.")
+    rules_memory_mb: int = Field(default=1024, ge=128, le=1024 * 1024,
+        description="Address space of one Rules worker process, in MiB; a call that needs more gets "
+                    "`RESOURCE_EXHAUSTED`.")
+    rules_calls_per_second: float = Field(default=50.0, ge=0,
+        description="Rules calls one peer address, and one bot token, may make per second on average; "
+                    "past it calls get `RESOURCE_EXHAUSTED` (\"try again in N s\"). `0` = no limit.")
+    rules_burst: int = Field(default=100, ge=1, le=1_000_000,
+        description="Rules calls a peer or token may make at once before `ARENA_RULES_CALLS_PER_SECOND` "
+                    "applies.")
     tls_cert: str | None = Field(default=None,
         description="PEM certificate file; set with `ARENA_TLS_KEY` for TLS (neither = plaintext).")
     tls_key: str | None = Field(default=None,

@@ -37,33 +37,58 @@ class Caller:
         return not self.admin and self.bot is None
 
 
-class AttemptLimiter:
-    """Failed authentication attempts per peer address over the last minute."""
+class WindowLimiter:
+    """At most ``limit`` events per key (a peer address, a token) in any ``window`` seconds,
+    counted over a sliding window; ``limit`` 0 means no limit. Used for failed authentications
+    and for Rules calls."""
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute = per_minute
+    def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic,
+                 max_keys: int = 100_000) -> None:
+        self.limit = limit
+        self.window = window
         self.clock = clock
-        self.failures: dict[str, deque[float]] = {}
+        self.max_keys = max_keys
+        self.events: dict[str, deque[float]] = {}
 
-    def _recent(self, peer: str) -> deque[float]:
-        found = self.failures.get(peer)
+    def _recent(self, key: str) -> deque[float]:
+        found = self.events.get(key)
         if found is None:
             return deque()
-        cutoff = self.clock() - WINDOW
+        cutoff = self.clock() - self.window
         while found and found[0] < cutoff:
             found.popleft()
         if not found:
-            del self.failures[peer]
+            del self.events[key]
         return found
 
-    def blocked(self, peer: str) -> bool:
-        return self.per_minute > 0 and len(self._recent(peer)) >= self.per_minute
+    def blocked(self, key: str) -> bool:
+        return self.limit > 0 and len(self._recent(key)) >= self.limit
+
+    def record(self, key: str) -> None:
+        if self.limit <= 0:
+            return
+        self._recent(key)
+        self.events.setdefault(key, deque()).append(self.clock())
+        if len(self.events) > self.max_keys:  # bounded memory under a spray of addresses
+            self.events.pop(next(iter(self.events)))
+
+    def retry_after(self, key: str) -> float:
+        """Seconds until ``key`` may act again (0 when it may now)."""
+        recent = self._recent(key)
+        if not self.blocked(key) or not recent:
+            return 0.0
+        return max(0.0, recent[-self.limit] + self.window - self.clock())
+
+
+class AttemptLimiter(WindowLimiter):
+    """Failed authentication attempts per peer address over the last minute."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(per_minute, WINDOW, clock)
+        self.per_minute = per_minute
 
     def failed(self, peer: str) -> None:
-        self._recent(peer)
-        self.failures.setdefault(peer, deque()).append(self.clock())
-        if len(self.failures) > 100_000:  # bounded memory under a spray of addresses
-            self.failures.pop(next(iter(self.failures)))
+        self.record(peer)
 
 
 class Access:

@@ -16,7 +16,8 @@ from grpc_reflection.v1alpha._async import ReflectionServicer
 
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
-from .rules_service import RulesService
+from .rules_pool import PoolLimits, RulesPool, Work
+from .rules_service import RateLimits, RulesService
 from .settings import ServerSettings
 
 
@@ -29,6 +30,7 @@ class RunningServer:
     health: Any
     services: list[str]
     background: list[asyncio.Task[None]] = field(default_factory=list)  # e.g. the revocation watcher
+    rules_pool: RulesPool | None = None  # the Rules service's worker processes
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health says NOT_SERVING at once, calls in flight get ``grace``."""
@@ -36,6 +38,8 @@ class RunningServer:
         for task in self.background:
             task.cancel()
         await self.server.stop(grace)
+        if self.rules_pool is not None:
+            await asyncio.to_thread(self.rules_pool.close)
 
 
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
@@ -54,7 +58,17 @@ def reflection_v1(service_names: list[str]) -> grpc.GenericRpcHandler:
     })
 
 
-async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None) -> RunningServer:
+def rules_pool(settings: ServerSettings, work: Work | None = None) -> RulesPool:
+    """The Rules service's worker pool, bounded by the settings (``work`` replaces what a
+    worker does with a call: tests stall a call on purpose)."""
+    limits = PoolLimits(workers=settings.rules_workers, queue=settings.rules_queue,
+                        call_seconds=settings.rules_call_seconds, cpu_seconds=settings.rules_cpu_seconds,
+                        memory_mb=settings.rules_memory_mb)
+    return RulesPool(limits) if work is None else RulesPool(limits, work)
+
+
+async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None,
+                       rules_work: Work | None = None) -> RunningServer:
     """Start the server on ``settings.address``.
 
     ``extra`` adds services as ``(add_to_server_function, servicer, full_service_name)``:
@@ -63,7 +77,9 @@ async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
 
-    rules_pb2_grpc.add_RulesServicer_to_server(RulesService(), server)
+    pool = rules_pool(settings, rules_work)
+    rules = RulesService(pool, RateLimits(settings.rules_calls_per_second, settings.rules_burst))
+    rules_pb2_grpc.add_RulesServicer_to_server(rules, server)
     names = [rules_pb2.DESCRIPTOR.services_by_name["Rules"].full_name]
     for add, servicer, name in extra or []:
         add(servicer, server)
@@ -82,4 +98,4 @@ async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str
     await server.start()
     for name in ["", *names]:
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server=server, port=port, health=health, services=names)
+    return RunningServer(server=server, port=port, health=health, services=names, rules_pool=pool)

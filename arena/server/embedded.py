@@ -16,16 +16,19 @@ class BackgroundServer:
     runner never share a loop); ``address`` once started.
 
     ``services=None`` runs everything ``arena serve`` runs; a list runs the Rules service,
-    health and reflection plus those ``(add_function, servicer, name)`` services only."""
+    health and reflection plus those ``(add_function, servicer, name)`` services only.
+    ``rules_work`` replaces what a Rules worker does with a call (tests stall one on purpose)."""
 
-    def __init__(self, settings: ServerSettings, services: list[Any] | None = None) -> None:
+    def __init__(self, settings: ServerSettings, services: list[Any] | None = None,
+                 rules_work: Any = None) -> None:
         from . import serve
 
         self.settings = settings
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-server", daemon=True)
         self.thread.start()
-        starting = serve.start(settings) if services is None else start_server(settings, services)
+        starting = (serve.start(settings) if services is None
+                    else start_server(settings, services, rules_work=rules_work))
         self.running: RunningServer = self.call(starting)
         host = settings.address.rsplit(":", 1)[0]
         self.address = f"{host}:{self.running.port}"

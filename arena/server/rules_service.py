@@ -1,103 +1,87 @@
 """``arena.v1.Rules``: the rules engine over gRPC, stateless. States travel as the JSON of
-``State.to_json``; nothing is kept between calls."""
+``State.to_json``; nothing is kept between calls.
+
+Anyone may call it, so every call is treated as a stranger's: it is rate-limited per peer
+address and per bot token, then run in a worker process of ``RulesPool`` (bounded in wall
+clock, CPU time and memory), where the client's state is checked against its game's schema
+before any game code runs. The event loop here only admits calls and relays replies.
+"""
 
 from __future__ import annotations
 
-import json
-import random
+import hashlib
+import math
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
-from arena import games
-from arena.games import IllegalAction, State
+from arena.referee.gateway import bearer_token, peer_address
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
-MAX_STATE_JSON = 4 * 1024 * 1024
+from .access import WindowLimiter
+from .rules_pool import RulesPool
+from .rules_work import MAX_STATE_JSON, brief, json_object
+
+__all__ = ["MAX_STATE_JSON", "RateLimits", "RulesService", "brief", "json_object"]
+
+
+class RateLimits:
+    """Rules calls per peer address and per bot token: ``burst`` at once, then
+    ``per_second`` on average (a sliding window of ``burst / per_second`` seconds)."""
+
+    def __init__(self, per_second: float, burst: int) -> None:
+        limit = burst if per_second > 0 else 0
+        window = burst / per_second if per_second > 0 else 1.0
+        self.by_peer = WindowLimiter(limit, window)
+        self.by_token = WindowLimiter(limit, window)
+
+    def wait(self, context: Any) -> float:
+        """0 and the call is counted, or how long this caller must wait before another call."""
+        peer = peer_address(context)
+        token = bearer_token(context.invocation_metadata())
+        # Tokens are kept as digests only: the limiter's memory holds no credential.
+        key = hashlib.sha256(token.encode()).hexdigest() if token else None
+        wait = self.by_peer.retry_after(peer)
+        if key is not None:
+            wait = max(wait, self.by_token.retry_after(key))
+        if wait > 0:
+            return wait
+        self.by_peer.record(peer)
+        if key is not None:
+            self.by_token.record(key)
+        return 0.0
 
 
 class RulesService(rules_pb2_grpc.RulesServicer):
-    """Every call is a pure function of its request."""
+    """Every call is a pure function of its request, computed in the worker pool."""
+
+    def __init__(self, pool: RulesPool, limits: RateLimits | None = None) -> None:
+        self.pool = pool
+        self.limits = limits
 
     async def NewState(self, request: rules_pb2.NewStateRequest, context: Any) -> rules_pb2.StateReply:
-        try:
-            game = games.get(request.game)
-            options = json_object(request.options_json) if request.options_json else {}
-            state = game.new_state(request.num_players, request.seed, options)
-        except (KeyError, ValueError) as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
-        return state_reply(state)
+        return await self._run("NewState", request, rules_pb2.StateReply, context)
 
     async def LegalActions(self, request: rules_pb2.StateRequest, context: Any) -> rules_pb2.LegalActionsReply:
-        state = await load_state(request.state_json, context)
-        await check_seat(state, request.seat, context)
-        return rules_pb2.LegalActionsReply(legal_actions=state.legal_actions(request.seat))
+        return await self._run("LegalActions", request, rules_pb2.LegalActionsReply, context)
 
     async def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.StateReply:
-        state = await load_state(request.state_json, context)
-        await check_seat(state, request.seat, context)
-        try:
-            state.apply(request.seat, request.action)
-        except IllegalAction as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
-        return state_reply(state)
+        return await self._run("Apply", request, rules_pb2.StateReply, context)
 
     async def Observe(self, request: rules_pb2.StateRequest, context: Any) -> rules_pb2.ObserveReply:
-        state = await load_state(request.state_json, context)
-        await check_seat(state, request.seat, context)
-        return rules_pb2.ObserveReply(observation_json=games.dumps(state.observation(request.seat)))
+        return await self._run("Observe", request, rules_pb2.ObserveReply, context)
 
     async def Resample(self, request: rules_pb2.ResampleRequest, context: Any) -> rules_pb2.StateReply:
-        state = await load_state(request.state_json, context)
-        await check_seat(state, request.seat, context)
-        return state_reply(state.resample_hidden(request.seat, random.Random(request.seed)))
+        return await self._run("Resample", request, rules_pb2.StateReply, context)
 
-
-async def load_state(state_json: str, context: Any) -> State:
-    """Parse a serialized state, or abort the call with INVALID_ARGUMENT and the reason."""
-    if len(state_json) > MAX_STATE_JSON:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "state_json too large")
-    try:
-        data = json.loads(state_json)
-        return games.get(data["game"]).state_from_json(data)
-    except RecursionError:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "not a valid state: nested too deeply")
-        raise  # unreachable: abort raises
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(f"not a valid state: {error}"))
-        raise  # unreachable: abort raises
-
-
-async def check_seat(state: State, seat: int, context: Any) -> None:
-    if seat >= state.num_players:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"no seat {seat} in a {state.num_players}-player state")
-
-
-def json_object(text: str, limit: int = 65536) -> dict[str, Any]:
-    """A JSON object from a request's ``options_json``, or ValueError (too long, nested too
-    deeply, not an object): the Rules and Arena services read options the same way."""
-    if len(text) > limit:
-        raise ValueError("options_json too large")
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise ValueError("options_json nested too deeply") from None
-    if not isinstance(value, dict):
-        raise ValueError("options_json must be a JSON object")
-    return value
-
-
-def brief(detail: str, limit: int = 300) -> str:
-    """An error detail short enough for a status trailer: an echo of a 100 kB action would
-    overflow gRPC's metadata limit and turn a clear error into a dropped stream."""
-    return detail if len(detail) <= limit else detail[:limit] + "…"
-
-
-def state_reply(state: State) -> rules_pb2.StateReply:
-    reply = rules_pb2.StateReply(state_json=games.dumps(state.to_json()), to_act=state.to_act(),
-                                 terminal=state.is_terminal())
-    if reply.terminal:
-        outcome = state.outcome()
-        reply.scores.extend(outcome.scores)
-        reply.ranks.extend(outcome.ranks)
-    return reply
+    async def _run(self, method: str, request: Message, reply_type: Any, context: Any) -> Any:
+        if self.limits is not None:
+            wait = self.limits.wait(context)
+            if wait > 0:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"too many Rules calls: try again in {math.ceil(wait)} s")
+        result = await self.pool.run(method, request.SerializeToString())
+        if result.code != "OK":
+            await context.abort(grpc.StatusCode[result.code], brief(result.detail))
+        return reply_type.FromString(result.reply)

@@ -23,6 +23,14 @@ class ServerSettings:
     grace_seconds: float = 5.0
     registration: str = "auto"
     auth_failures_per_minute: int = 20
+    # The Rules service's worker pool and limits (see ``arena.settings`` for each one's meaning).
+    rules_workers: int = 2
+    rules_queue: int = 64
+    rules_call_seconds: float = 5.0
+    rules_cpu_seconds: int = 5
+    rules_memory_mb: int = 1024
+    rules_calls_per_second: float = 50.0
+    rules_burst: int = 100
 
     @property
     def loopback(self) -> bool:
@@ -52,6 +60,13 @@ class ServerSettings:
             max_matches_per_bot=model.max_matches_per_bot,
             registration=model.registration,
             auth_failures_per_minute=model.auth_failures_per_minute,
+            rules_workers=model.rules_workers,
+            rules_queue=model.rules_queue,
+            rules_call_seconds=model.rules_call_seconds,
+            rules_cpu_seconds=model.rules_cpu_seconds,
+            rules_memory_mb=model.rules_memory_mb,
+            rules_calls_per_second=model.rules_calls_per_second,
+            rules_burst=model.rules_burst,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:

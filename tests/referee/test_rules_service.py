@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena import games
+from arena.server.embedded import BackgroundServer
+from arena.server.settings import ServerSettings
 from arena.v1 import rules_pb2, rules_pb2_grpc
+
+
+@pytest.fixture
+def rules_server() -> Iterator[BackgroundServer]:
+    """These tests drive whole matches through the service as fast as they can: no rate limit
+    (tests/referee/test_rules_bounds.py tests the limit)."""
+    server = BackgroundServer(ServerSettings(address="127.0.0.1:0", rules_calls_per_second=0), [])
+    yield server
+    server.stop()
 
 
 @pytest.mark.parametrize("name", games.names())
