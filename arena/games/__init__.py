@@ -19,10 +19,12 @@ from typing import Any
 
 from . import search
 from .base import BadOptions, Game, IllegalAction, Option, Outcome, State, dumps
+from .schema import BadState
 from .house import HouseBot, RandomBot, bot_names, house_bot, register_bot
 
 __all__ = [
     "BadOptions",
+    "BadState",
     "Game",
     "HouseBot",
     "IllegalAction",

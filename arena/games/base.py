@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .schema import check_state
+
 
 class IllegalAction(ValueError):
     """An action that is not legal for that seat now; the state is left unchanged."""
@@ -83,6 +85,25 @@ class State:
     """
 
     game: ClassVar[Game]
+
+    # The game's schema, beyond what a fresh state's shape shows (``arena.games.schema``):
+    # attributes holding only cards of the packs, only seats (or -1), one entry per seat,
+    # and attributes whose value comes from a known set (phases and the like).
+    card_fields: ClassVar[tuple[str, ...]] = ()
+    seat_fields: ClassVar[tuple[str, ...]] = ()
+    per_seat_fields: ClassVar[tuple[str, ...]] = ()
+    choices: ClassVar[dict[str, frozenset[Any]]] = {}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[Any]:
+        """Every card the game's packs hold with these players and options (a card twice if
+        two packs hold it): the names ``card_fields`` may use, and a bound on every list."""
+        raise NotImplementedError
+
+    @classmethod
+    def _check_json(cls, state: dict[str, Any]) -> None:
+        """Hook: checks of a state's JSON beyond the declared ones, run after them (raise
+        ``arena.games.schema.BadState``); default: none."""
 
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         self.num_players = num_players
@@ -264,11 +285,10 @@ class Game:
         return self.state_class(num_players, int(seed), resolved)
 
     def state_from_json(self, data: dict[str, Any]) -> State:
-        """Restore a state written by ``State.to_json``."""
-        if data.get("game") != self.name:
-            raise ValueError(f"state is for {data.get('game')!r}, not {self.name!r}")
-        if str(data.get("version")) != self.version:
-            raise ValueError(f"state is for {self.name} version {data.get('version')}, not {self.version}")
+        """Restore a state written by ``State.to_json``. The JSON is checked against the
+        game's schema first (``arena.games.schema``): anything else raises ``BadState``, a
+        ``ValueError``, before any game code runs."""
+        check_state(self, data)
         state = self.state_class.__new__(self.state_class)
         state.__dict__.update(_deep(data["state"]))
         state._legal = {}

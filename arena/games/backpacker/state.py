@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from . import knowledge
-from .deck import GREY
+from .deck import GREY, build_deck
 from .events import ECLIPSE_MAX, EventCards
 from .plays import country_plays, play_actions
 
@@ -28,6 +28,19 @@ _SIMULTANEOUS = frozenset({"pass", "companion", "trail"})
 
 class BackpackerState(EventCards):
     """One match of Backpacker."""
+
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("hands", "future", "past", "known")
+    seat_fields = ("dealer", "current")
+    per_seat_fields = ("banked", "hands", "trips", "cameras", "status", "known")
+    choices = {"phase": _CURRENT_PHASES | _SIMULTANEOUS
+               | {"near_miss", "cafe_answer", "cafe_accept", "influence", "over"}}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        from .game import extra_cards
+
+        return build_deck(options["cards"], extra_cards(options))
 
     # ----- the contract hooks -----------------------------------------------------------------
     def _finished(self) -> bool:

@@ -14,6 +14,16 @@ class BastardBragState(State):
     """Phases: ``play`` (the seat in turn plays a run of one rank, a joker, or passes) and
     ``gift`` (bastard rule 5.4 with an empty pack: one holder at a time gives a card)."""
 
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("hands", "pack", "pile")
+    seat_fields = ("turn", "last_player", "out", "gift_to", "giver")
+    per_seat_fields = ("hands", "groups")
+    choices = {"phase": frozenset({"play", "gift"}), "direction": frozenset({"up", "down"})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return cards.deck(jokers=2, copies=1 if num_players <= 6 else 2)  # 5.2
+
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
         # 5.2: one pack of 54 cards; two packs shuffled together above six players.

@@ -12,7 +12,7 @@ import random
 from itertools import combinations
 from typing import Any
 
-from arena.games import State
+from arena.games import BadState, State
 
 from .locations import BONUS_CARDS, ENERGY, LOCATIONS, NUMBERS, TYPE, WEEK_ENERGY
 from .placement import can_camp, can_place, week_energy
@@ -39,6 +39,26 @@ class CardTripState(State):
     until every seat has placed), ``passes`` (hands
     passed in this deal: they tell who has seen which hand), ``deal`` (1 or 2), ``phase`` and
     ``bonus_sides`` (one side per bonus card)."""
+
+    # The schema a client's state must fit (``arena.games.schema``); a campsite in a trip is
+    # its card's number negated, checked in ``_check_json``.
+    card_fields = ("pile", "hands", "choice", "revealed")
+    per_seat_fields = ("hands", "choice", "revealed", "trips", "placing")
+    choices = {"phase": frozenset({CHOOSE, PLACE, OVER}), "deal": frozenset(range(1, DEALS + 1))}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[int]:
+        return list(NUMBERS)
+
+    @classmethod
+    def _check_json(cls, state: dict[str, Any]) -> None:
+        numbers = set(NUMBERS)
+        for trip in state["trips"]:
+            if not isinstance(trip, list) or any(type(c) is not int or abs(c) not in numbers for c in trip):
+                raise BadState("state.trips: a trip holds card numbers (a campsite negated)")
+        if any(side not in (POSITIVE, NEGATIVE) for side in state["bonus_sides"]) \
+                or len(state["bonus_sides"]) != len(BONUS_CARDS):
+            raise BadState(f"state.bonus_sides: one of {POSITIVE!r}, {NEGATIVE!r} per bonus card")
 
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)

@@ -35,6 +35,17 @@ def follows(card: str, rank: str, suits: str) -> bool:
 class CrazyEightsState(State):
     """One match: one hand, or hands until a target score (option ``target_score``)."""
 
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("hands", "discard", "draw_pile", "drawn")
+    seat_fields = ("current", "dealer")
+    per_seat_fields = ("totals", "hands", "last_card", "voids")
+    choices = {"phase": frozenset({"play", "drawn"}), "direction": frozenset({1, -1}),
+               "wish": frozenset({None, *cards.SUITS}), "penalty_kind": frozenset({"", TWO, BLACK_JACK})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return PACKS[options["decks"]]
+
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
         self.totals = [0] * num_players  # penalty points of finished hands

@@ -24,6 +24,17 @@ REDEAL, LEAD, DEFEND, THROW_IN, OVER = "redeal", "lead", "defend", "throw_in", "
 class DurakState(State):
     """One game of Durak. Attributes are JSON data only (see ``arena.games.base``)."""
 
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("attacks", "defences", "discards", "shown_trump", "hands", "known", "stock", "trump_card")
+    seat_fields = ("dealer", "attacker", "defender", "window", "losers")
+    per_seat_fields = ("pending", "hands", "known", "dealt_hidden")
+    choices = {"phase": frozenset({REDEAL, LEAD, DEFEND, THROW_IN, OVER}), "direction": frozenset({1, -1}),
+               "trump": frozenset(cards.SUITS)}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return pack(options["pack"])
+
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
         n = num_players

@@ -16,6 +16,8 @@ from collections import Counter
 from itertools import chain, combinations, product
 from typing import Any
 
+from arena.games.schema import BadState
+
 from . import data
 from .core import ACTION, IDLE, MAX_OFFERS, PAYABLE
 from .expansions import Expansions
@@ -23,6 +25,26 @@ from .expansions import Expansions
 
 class ItchyFeetState(Expansions):
     """One match of Itchy Feet; see the module docstring for the action grammar."""
+
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("hands", "known", "home", "collection", "centre", "pile", "aside", "deck", "discard", "events",
+                   "exchange")
+    seat_fields = ("current", "winner")
+    per_seat_fields = ("hands", "known", "characters", "home", "home_visited", "collection", "exchange",
+                       "exchanging")
+    choices = {"phase": frozenset({IDLE, ACTION, "choose", "discard", "exchange", "guide", "offer", "pay", "post",
+                                   "react", "respond", "take", "wifi"})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        """Every card of the game and its expansions (options decide which are shuffled in)."""
+        return [*data.PASSPORTS, *data.COUNTRIES, *data.item_deck(), *data.EVENTS, *data.SPECIALS,
+                *data.FORBIDDEN, *data.POSTCARDS]
+
+    @classmethod
+    def _check_json(cls, state: dict[str, Any]) -> None:
+        if any(c is not None and c not in data.CHARACTERS for c in state["characters"]):
+            raise BadState(f"state.characters: each one of {sorted(data.CHARACTERS)} or null")
 
     # ----- who decides ------------------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:

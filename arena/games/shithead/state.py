@@ -27,6 +27,18 @@ class ShitheadState(State):
     ``play``. With cutting in on, every play opens a ``cut`` window: a simultaneous decision
     of every other seat that is not playing blind (DATA 5.3)."""
 
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("face_down", "face_up", "dealt_up", "hands", "pack", "pile", "burned", "known")
+    seat_fields = ("turn", "out", "cut_by", "cut_seats")
+    per_seat_fields = ("face_down", "face_up", "dealt_up", "hands", "known", "groups", "ready", "swaps_left",
+                       "cut_choice")
+    choices = {"phase": frozenset({"swap", "play"}), "opening": frozenset({None, *cards.RANKS}),
+               "cut_rank": frozenset({None, *cards.RANKS})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return cards.deck(copies=options["decks"])
+
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
         pack = cards.shuffled(cards.deck(copies=options["decks"]), self.rng("deal"))

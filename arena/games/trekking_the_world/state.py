@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base import State
+from ..schema import BadState
 from . import trek
 from .data import (
     AIRPORTS,
@@ -58,6 +59,33 @@ def _remove(cards: list[str], gone: list[str] | tuple[str, ...]) -> None:
 
 class TrekkingState(State):
     """Board, hands, decks and whose decision it is. JSON attributes only (see base)."""
+
+    # The schema a client's state must fit (``arena.games.schema``): trek cards and
+    # destination cards are the packs; places, colours, regions and journeys are checked in
+    # ``_check_json``.
+    card_fields = ("hands", "known", "trek_deck", "face_up", "discard", "dest_deck", "dest_row", "toured")
+    seat_fields = ("current",)
+    per_seat_fields = ("positions", "hands", "known", "suitcases", "bonus_tokens", "vp_tokens", "toured")
+    choices = {"phase": frozenset({PLACE, MOVE, PAY, ACTION, DRAW, JOURNEY, OVER})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return [*TREK_DECK, *DESTINATIONS]
+
+    @classmethod
+    def _check_json(cls, state: dict[str, Any]) -> None:
+        places, colours, regions = set(LOCATIONS), set(COLOURS), set(REGIONS)
+        journeys = {*JOURNEY_DECK["A"], *JOURNEY_DECK["B"], *FIRST_GAME_JOURNEYS}
+        if any(p is not None and p not in places for p in [*state["positions"], state["target"]]):
+            raise BadState("state.positions: each a place of the map or null")
+        if any(place not in places or colour not in colours for place, colour in state["cubes"].items()):
+            raise BadState("state.cubes: places of the map, each with a cube colour")
+        if any(not set(case) <= colours for case in state["suitcases"]) or not set(state["tiles"]) <= colours:
+            raise BadState(f"state.suitcases: cube colours only ({sorted(colours)})")
+        if not set(state["region_bonus"]) <= regions:
+            raise BadState(f"state.region_bonus: regions only ({sorted(regions)})")
+        if any(j is not None and j not in journeys for j in [*state["journeys"], state["journey"]]):
+            raise BadState("state.journeys: journey cards only")
 
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)

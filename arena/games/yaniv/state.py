@@ -27,6 +27,16 @@ KEEP = "keep"
 class YanivState(State):
     """One match: rounds until a player passes the end score (or one player is left)."""
 
+    # The schema a client's state must fit (``arena.games.schema``).
+    card_fields = ("hands", "last_discard", "buried", "my_discard", "deck", "known")
+    seat_fields = ("starter", "ninety_queue", "current")
+    per_seat_fields = ("totals", "out_round", "hands", "known", "redrawn")
+    choices = {"phase": frozenset({"discard", "draw", "ninety"})}
+
+    @classmethod
+    def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
+        return cards.deck(jokers=2, copies=options["decks"])
+
     def __init__(self, num_players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(num_players, seed, options)
         self.totals = [0] * num_players
