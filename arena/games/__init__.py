@@ -19,8 +19,8 @@ from typing import Any
 
 from . import search
 from .base import BadOptions, Game, IllegalAction, Option, Outcome, State, dumps
-from .schema import BadState
 from .house import HouseBot, RandomBot, bot_names, house_bot, register_bot
+from .schema import BadState
 
 __all__ = [
     "BadOptions",

@@ -93,6 +93,10 @@ class State:
     seat_fields: ClassVar[tuple[str, ...]] = ()
     per_seat_fields: ClassVar[tuple[str, ...]] = ()
     choices: ClassVar[dict[str, frozenset[Any]]] = {}
+    # A value of each attribute that a fresh state leaves null or empty, showing its shape.
+    examples: ClassVar[dict[str, Any]] = {}
+    # Attributes that states saved by an older version lack (``_restore`` fills them in).
+    optional_fields: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[Any]:

@@ -14,7 +14,9 @@ asks ``check_state``. A state that passes has:
   nothing nested deeper than a state ever is;
 - what the game declares on its ``State`` class: ``card_fields`` hold only cards of its packs
   (``State.packs``), ``seat_fields`` only seats (or ``-1``, no seat), ``per_seat_fields`` one
-  entry per seat, ``choices`` values from a known set (phases and the like).
+  entry per seat, ``choices`` values from a known set (phases and the like), and ``examples``
+  the shape of attributes that a fresh state leaves null or empty; ``optional_fields`` may be
+  missing (states saved before the game added them).
 
 That bounds what the game code can be made to do with a state: a player count of two billion,
 a list stretched to a million entries or a card no pack holds is refused with ``BadState`` (a
@@ -78,12 +80,12 @@ def check_state(game: Game, data: Any) -> None:
     options, num_players = _check_base(game, state)
 
     template = _template(game, num_players, json.dumps(options, sort_keys=True))
-    missing = sorted(set(template) - set(state))
+    cls = game.state_class
+    missing = sorted(set(template) - set(state) - set(cls.optional_fields))
     extra = sorted(set(state) - set(template))
     if missing or extra:
         raise BadState(f"state: {'missing' if missing else 'unknown'} attributes {(missing or extra)[:5]}")
 
-    cls = game.state_class
     pack = cls.packs(num_players, options)
     bounds = _Bounds(max_list=max(len(pack), num_players, MIN_LIST))
     for name, value in state.items():
@@ -92,22 +94,29 @@ def check_state(game: Game, data: Any) -> None:
         if value is None and template[name] is not None:
             # Inside an attribute null is often "none yet"; an attribute itself keeps its type.
             raise BadState(f"state.{name}: expected {_kind(template[name])}, got null")
-        _match(value, template[name], f"state.{name}", bounds, 1)
+        # What a fresh state leaves null or empty, the game shows by example.
+        _match(value, cls.examples.get(name, template[name]), f"state.{name}", bounds, 1)
     cards = set(pack)
     for name in cls.card_fields:
-        for leaf in _leaves(state[name]):
+        for leaf in _leaves(state.get(name)):
             if leaf is not None and (isinstance(leaf, bool) or leaf not in cards):
                 raise BadState(f"state.{name}: {_short(leaf)} is no card of this game's packs")
     for name in cls.seat_fields:
-        for leaf in _leaves(state[name]):
+        value = state.get(name)
+        if isinstance(value, dict) or (isinstance(value, list) and not isinstance(template[name], list)):
+            raise BadState(f"state.{name}: expected a seat, got {_kind(value)}")
+        for leaf in _leaves(value):
             if leaf is not None and (type(leaf) is not int or not -1 <= leaf < num_players):
                 raise BadState(f"state.{name}: {_short(leaf)} is no seat of a {num_players}-player state")
     for name in cls.per_seat_fields:
+        if name in cls.optional_fields and name not in state:
+            continue
         if not isinstance(state[name], list) or len(state[name]) != num_players:
             raise BadState(f"state.{name}: expected one entry per seat ({num_players})")
     for name, allowed in cls.choices.items():
-        if state[name] not in allowed:
-            raise BadState(f"state.{name}: {_short(state[name])} is not one of {sorted(map(str, allowed))}")
+        value = state.get(name)
+        if isinstance(value, (list, dict)) or value not in allowed:
+            raise BadState(f"state.{name}: {_short(value)} is not one of {sorted(map(str, allowed))}")
     try:
         cls._check_json(state)
     except (TypeError, AttributeError, KeyError) as error:  # a game's own checks met a wrong shape
@@ -120,7 +129,11 @@ def _check_base(game: Game, state: dict[str, Any]) -> tuple[dict[str, Any], int]
     if not isinstance(options, dict):
         raise BadState("state.options must be a JSON object")
     _any(options, "state.options", _Bounds(max_list=MIN_LIST), 1)
-    if game.resolve_options(options) != options:  # BadOptions (a ValueError) names a wrong one
+    try:
+        resolved = game.resolve_options(options)
+    except ValueError as error:  # BadOptions: an unknown option or a value it does not allow
+        raise BadState(f"state.options: {error}") from None
+    if resolved != options:
         raise BadState(f"state.options: expected every option of {game.name}: {sorted(game.options)}")
     num_players = state.get("num_players")
     if type(num_players) is not int:

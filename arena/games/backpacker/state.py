@@ -35,6 +35,7 @@ class BackpackerState(EventCards):
     per_seat_fields = ("banked", "hands", "trips", "cameras", "status", "known")
     choices = {"phase": _CURRENT_PHASES | _SIMULTANEOUS
                | {"near_miss", "cafe_answer", "cafe_accept", "influence", "over"}}
+    examples = {"last_home": {"seat": 0, "how": "home", "points": 0, "reasons": ["uk 0"], "hand": ["uk"]}}
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ class BastardBragState(State):
     seat_fields = ("turn", "last_player", "out", "gift_to", "giver")
     per_seat_fields = ("hands", "groups")
     choices = {"phase": frozenset({"play", "gift"}), "direction": frozenset({"up", "down"})}
+    examples = {"last_action": {"seat": 0, "action": "play", "cards": ["2C"], "to": 0}}
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:

@@ -41,6 +41,8 @@ class CrazyEightsState(State):
     per_seat_fields = ("totals", "hands", "last_card", "voids")
     choices = {"phase": frozenset({"play", "drawn"}), "direction": frozenset({1, -1}),
                "wish": frozenset({None, *cards.SUITS}), "penalty_kind": frozenset({"", TWO, BLACK_JACK})}
+    examples = {"last_hand": {"winner": 0, "points": [0], "blocked": False}}
+    optional_fields = ("voids",)  # see _restore
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:

@@ -34,6 +34,7 @@ class ShitheadState(State):
                        "cut_choice")
     choices = {"phase": frozenset({"swap", "play"}), "opening": frozenset({None, *cards.RANKS}),
                "cut_rank": frozenset({None, *cards.RANKS})}
+    examples = {"last_play": {"seat": 0, "cards": ["2C"], "blind": False, "took": False}}
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:

@@ -32,6 +32,9 @@ class YanivState(State):
     seat_fields = ("starter", "ninety_queue", "current")
     per_seat_fields = ("totals", "out_round", "hands", "known", "redrawn")
     choices = {"phase": frozenset({"discard", "draw", "ninety"})}
+    optional_fields = ("rebuilds", "redrawn")  # see _restore
+    examples = {"last_round": {"round": 0, "caller": 0, "assaf": 0, "hands": [["2C"]], "points": [0],
+                               "halved": [0], "wild_cards": {}}}
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
