@@ -79,9 +79,15 @@ def bound_cpu(seconds: int) -> None:
 def call(method: str, request: bytes, cpu_seconds: int) -> CallResult:
     """Run one Rules call (``method`` is the RPC's name) on its serialized request."""
     bound_cpu(cpu_seconds)
+    handler, request_type = HANDLERS[method]
+    return answer(method, lambda: handler(request_type.FromString(request)).SerializeToString())
+
+
+def answer(method: str, compute: Callable[[], bytes]) -> CallResult:
+    """The result of ``compute`` (a serialized reply), or what went wrong as a status and a
+    short reason: never Python's own text."""
     try:
-        handler, request_type = HANDLERS[method]
-        return CallResult("OK", reply=handler(request_type.FromString(request)).SerializeToString())
+        return CallResult("OK", reply=compute())
     except Refused as refused:
         return CallResult(refused.code, detail=refused.detail)
     except MemoryError:
