@@ -131,10 +131,10 @@ class ArenaSettings(BaseSettings):
     rules_memory_mb: int = Field(default=1024, ge=128, le=1024 * 1024,
         description="Address space of one Rules worker process, in MiB; a call that needs more gets "
                     "`RESOURCE_EXHAUSTED`.")
-    rules_calls_per_second: float = Field(default=50.0, ge=0,
+    rules_calls_per_second: float = Field(default=2000.0, ge=0,
         description="Rules calls one peer address, and one bot token, may make per second on average; "
                     "past it calls get `RESOURCE_EXHAUSTED` (\"try again in N s\"). `0` = no limit.")
-    rules_burst: int = Field(default=100, ge=1, le=1_000_000,
+    rules_burst: int = Field(default=4000, ge=1, le=1_000_000,
         description="Rules calls a peer or token may make at once before `ARENA_RULES_CALLS_PER_SECOND` "
                     "applies.")
     tls_cert: str | None = Field(default=None,

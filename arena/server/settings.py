@@ -29,8 +29,8 @@ class ServerSettings:
     rules_call_seconds: float = 5.0
     rules_cpu_seconds: int = 5
     rules_memory_mb: int = 1024
-    rules_calls_per_second: float = 50.0
-    rules_burst: int = 100
+    rules_calls_per_second: float = 2000.0
+    rules_burst: int = 4000
 
     @property
     def loopback(self) -> bool:
