@@ -40,7 +40,13 @@ class Caller:
 class WindowLimiter:
     """At most ``limit`` events per key (a peer address, a token) in any ``window`` seconds,
     counted over a sliding window; ``limit`` 0 means no limit. Used for failed authentications
-    and for Rules calls."""
+    and for Rules calls.
+
+    Events less than ``window / SLOTS`` apart are counted together, so a key costs at most
+    ``SLOTS`` entries however high its limit (an event then leaves the window up to that much
+    later: never sooner). Limits up to ``SLOTS`` are counted event by event, exactly."""
+
+    SLOTS = 64
 
     def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic,
                  max_keys: int = 100_000) -> None:
@@ -48,36 +54,50 @@ class WindowLimiter:
         self.window = window
         self.clock = clock
         self.max_keys = max_keys
-        self.events: dict[str, deque[float]] = {}
+        self.tick = window / self.SLOTS if limit > self.SLOTS else 0.0
+        self.events: dict[str, deque[list[float]]] = {}  # key -> [time, count] oldest first
 
-    def _recent(self, key: str) -> deque[float]:
+    def _recent(self, key: str) -> deque[list[float]]:
         found = self.events.get(key)
         if found is None:
             return deque()
         cutoff = self.clock() - self.window
-        while found and found[0] < cutoff:
+        while found and found[0][0] < cutoff:
             found.popleft()
         if not found:
             del self.events[key]
         return found
 
+    def count(self, key: str) -> int:
+        """Events of ``key`` in the window."""
+        return int(sum(n for _, n in self._recent(key)))
+
     def blocked(self, key: str) -> bool:
-        return self.limit > 0 and len(self._recent(key)) >= self.limit
+        return self.limit > 0 and self.count(key) >= self.limit
 
     def record(self, key: str) -> None:
         if self.limit <= 0:
             return
-        self._recent(key)
-        self.events.setdefault(key, deque()).append(self.clock())
+        now = self.clock()
+        recent = self._recent(key)
+        if recent and self.tick and now - recent[-1][0] < self.tick:
+            recent[-1][1] += 1
+            return
+        self.events.setdefault(key, recent).append([now, 1])
         if len(self.events) > self.max_keys:  # bounded memory under a spray of addresses
             self.events.pop(next(iter(self.events)))
 
     def retry_after(self, key: str) -> float:
-        """Seconds until ``key`` may act again (0 when it may now)."""
-        recent = self._recent(key)
-        if not self.blocked(key) or not recent:
+        """Seconds until ``key`` may act again (0 when it may now): until enough of its
+        oldest events have left the window."""
+        if not self.blocked(key):
             return 0.0
-        return max(0.0, recent[-self.limit] + self.window - self.clock())
+        excess = self.count(key) - self.limit + 1
+        for when, n in self._recent(key):
+            excess -= int(n)
+            if excess <= 0:
+                return max(0.0, when + self.window - self.clock())
+        return 0.0
 
 
 class AttemptLimiter(WindowLimiter):

@@ -33,8 +33,9 @@ class RateLimits:
     def __init__(self, per_second: float, burst: int) -> None:
         limit = burst if per_second > 0 else 0
         window = burst / per_second if per_second > 0 else 1.0
-        self.by_peer = WindowLimiter(limit, window)
-        self.by_token = WindowLimiter(limit, window)
+        # Fewer keys than the login limiter: each may hold up to WindowLimiter.SLOTS entries.
+        self.by_peer = WindowLimiter(limit, window, max_keys=20_000)
+        self.by_token = WindowLimiter(limit, window, max_keys=20_000)
 
     def wait(self, context: Any) -> float:
         """0 and the call is counted, or how long this caller must wait before another call."""
