@@ -223,7 +223,9 @@ def test_rules_calls_are_limited_per_token_from_any_address() -> None:
 # ----- errors: never UNKNOWN -----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def fuzz_server() -> Iterator[BackgroundServer]:
-    running = BackgroundServer(ServerSettings(address="127.0.0.1:0", rules_calls_per_second=0), [])
+    # Messages up to 8 MiB: a list stretched 10^5 long must reach the schema check.
+    running = BackgroundServer(ServerSettings(address="127.0.0.1:0", rules_calls_per_second=0,
+                                              max_message_bytes=8 * 1024 * 1024), [])
     yield running
     running.stop()
 
@@ -252,6 +254,44 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         for key, item in value.items():
             found += paths(item, (*prefix, key))
     return found
+
+
+def stretched(state: dict[str, Any]) -> None:
+    """The longest list of the state, 10^5 entries long (the issue's quadratic edit)."""
+    found = max((p for p in paths(state) if isinstance(dig(state, p), list)), key=lambda p: len(dig(state, p)))
+    items = dig(state, found)
+    items.extend([items[0] if items else 0] * 100_000)
+
+
+def dig(value: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
+SERVICE_EDITS = {
+    "players 2*10^7": lambda s: s["state"].update(num_players=20_000_000),
+    "players 10^9": lambda s: s["state"].update(num_players=10**9),
+    "players zero": lambda s: s["state"].update(num_players=0),
+    "players negative": lambda s: s["state"].update(num_players=-2),
+    "players a string": lambda s: s["state"].update(num_players="2"),
+    "a list 10^5 long": stretched,
+    "an unknown phase": lambda s: s["state"].update(phase="no_such_phase"),
+    "a missing attribute": lambda s: s["state"].pop("phase"),
+    "hands a string": lambda s: s["state"].update(hands="AS"),
+}
+
+
+@pytest.mark.parametrize("edit", list(SERVICE_EDITS))
+def test_every_game_refuses_edited_states_with_invalid_argument(fuzz_server: BackgroundServer, edit: str) -> None:
+    with grpc.insecure_channel(fuzz_server.address) as channel:
+        stub = rules_pb2_grpc.RulesStub(channel)
+        for name, state in STATES.items():
+            data = state.to_json()
+            SERVICE_EDITS[edit](data)
+            error = refused(stub.LegalActions, rules_pb2.StateRequest(state_json=json.dumps(data), seat=0))
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (name, error.code(), error.details())
+            assert "not a valid state" in error.details() and len(error.details()) < 300
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
