@@ -96,6 +96,7 @@ async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str
     else:
         port = server.add_insecure_port(settings.address)
     await server.start()
+    pool.warm()
     for name in ["", *names]:
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(server=server, port=port, health=health, services=names, rules_pool=pool)

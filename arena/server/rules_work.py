@@ -64,6 +64,10 @@ def start_worker(memory_mb: int) -> None:
     games.names()
 
 
+def ready() -> None:
+    """Nothing: scheduled once so that the pool starts its workers before the first call."""
+
+
 def bound_cpu(seconds: int) -> None:
     """Let this process use ``seconds`` more of CPU time; past it the kernel kills it (SIGXCPU),
     and the pool reports the call as over its bound and starts a fresh worker."""
