@@ -240,7 +240,8 @@ for _name, _state in STATES.items():  # a few decisions in: every pile and hand 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False) | st.text(max_size=8) | st.sampled_from(["2C", "AS", "RJ", "play", "pass"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    lambda inner: st.lists(inner, min_size=1, max_size=4) | st.dictionaries(st.text(max_size=6), inner, min_size=1,
+                                                                            max_size=3),
     max_leaves=10)
 
 
