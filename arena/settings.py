@@ -128,9 +128,10 @@ class ArenaSettings(BaseSettings):
     rules_cpu_seconds: int = Field(default=5, ge=1, le=3600,
         description="CPU-time bound of one Rules call; past it the worker is killed and replaced and the "
                     "call gets `RESOURCE_EXHAUSTED`.")
-    rules_memory_mb: int = Field(default=1024, ge=128, le=1024 * 1024,
-        description="Address space of one Rules worker process, in MiB; a call that needs more gets "
-                    "`RESOURCE_EXHAUSTED`.")
+    rules_memory_mb: int = Field(default=256, ge=128, le=1024 * 1024,
+        description="Address space of one Rules worker process, in MiB (an idle one takes about 70); a "
+                    "call that needs more gets `RESOURCE_EXHAUSTED`. Workers are the first the kernel "
+                    "kills when memory runs out, never the gateway.")
     rules_calls_per_second: float = Field(default=2000.0, ge=0,
         description="Rules calls one peer address, and one bot token, may make per second on average; "
                     "past it calls get `RESOURCE_EXHAUSTED` (\"try again in N s\"). `0` = no limit.")

@@ -50,7 +50,7 @@ class PoolLimits:
     queue: int = 64
     call_seconds: float = 5.0
     cpu_seconds: int = 5
-    memory_mb: int = 1024
+    memory_mb: int = 256
 
 
 class RulesPool:

@@ -53,9 +53,15 @@ def invalid(detail: str) -> Refused:
 
 # ----- the worker process ---------------------------------------------------------------------
 def start_worker(memory_mb: int) -> None:
-    """Initialise a worker process: bound its address space, leave Ctrl-C to the server (which
-    stops the pool itself), and load every game before the first call."""
+    """Initialise a worker process: bound its address space, offer it first to the kernel's
+    out-of-memory killer (a container's memory limit must cost a worker, never the gateway),
+    leave Ctrl-C to the server (which stops the pool itself), and load every game."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as oom:
+            oom.write("1000")
+    except OSError:  # not Linux, or not allowed: the address-space bound still holds
+        pass
     limit = memory_mb * 1024 * 1024
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:

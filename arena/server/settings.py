@@ -28,7 +28,7 @@ class ServerSettings:
     rules_queue: int = 64
     rules_call_seconds: float = 5.0
     rules_cpu_seconds: int = 5
-    rules_memory_mb: int = 1024
+    rules_memory_mb: int = 256
     rules_calls_per_second: float = 2000.0
     rules_burst: int = 4000
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -357,3 +358,36 @@ def test_the_window_limiter_counts_a_burst_then_a_rate_and_says_how_long_to_wait
     clock.now += 2.0
     assert not calls.blocked("p")
     assert not WindowLimiter(0, 1.0, clock=clock).blocked("p")  # 0 = no limit
+
+
+def test_rules_workers_are_the_first_the_kernel_kills_when_memory_runs_out(stalling: BackgroundServer) -> None:
+    """In a container at its memory limit, the out-of-memory killer takes a worker, not the
+    gateway: every worker offers itself first (oom_score_adj 1000), the server does not."""
+    channel, stub = rules(stalling.address)
+    with channel:
+        brag_state(stub)
+    deadline = time.monotonic() + 30  # a safety net: both workers are up by the first reply, or soon after
+    while True:
+        children = [int(p) for p in os.listdir("/proc") if p.isdigit() and parent_of(int(p)) == os.getpid()]
+        scores = {pid: oom_score_adj(pid) for pid in children}
+        if list(scores.values()).count(1000) >= 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert list(scores.values()).count(1000) >= 2, scores  # rules_workers=2
+    assert oom_score_adj(os.getpid()) < 1000
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def oom_score_adj(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/oom_score_adj") as score:
+            return int(score.read())
+    except OSError:
+        return None
