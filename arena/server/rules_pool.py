@@ -15,10 +15,10 @@ times moves: whatever a call costs, that loop stays free. Each call is bounded t
 
 Workers are spawned, not forked (a fork of a process running gRPC's threads is unsafe), when
 the server starts (``warm``), so that a bot's first call during a timed move does not wait for
-Python to start and load the games. As
-with any spawned process, a script that starts the server must guard its own top level with
-``if __name__ == "__main__":`` (the ``arena`` command does). Should the workers fail to start
-at all, calls get ``UNAVAILABLE`` and the next call tries a fresh pool.
+Python to start and load the games. As with any spawned process, a script that starts the
+server must guard its own top level with ``if __name__ == "__main__":`` (the ``arena``
+command does). Should the workers fail to start at all, calls get ``UNAVAILABLE`` and the next
+call tries a fresh pool.
 """
 
 from __future__ import annotations
