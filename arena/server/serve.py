@@ -33,7 +33,7 @@ async def start(settings: ServerSettings) -> RunningServer:
     running = await start_server(settings, [
         (gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway"),
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
-    ])
+    ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
     return running
 

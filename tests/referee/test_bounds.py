@@ -1,0 +1,156 @@
+"""Bounds and errors on the gRPC side, as a stranger meets them: `arena serve` on the embedded
+default with a real SQLite store, real gRPC calls, the real `arena` command. Bad ids are
+INVALID_ARGUMENT or NOT_FOUND with a short message, never UNKNOWN; a wrong or revoked token is
+UNAUTHENTICATED on every call, never served as anonymous."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
+
+from .test_arena_service import ADMIN, arena, register, server  # noqa: F401  (fixtures)
+from .test_gateway_embedded import GAME
+
+ARENA = str(Path(sys.executable).with_name("arena"))
+
+# Everything a caller might type where an id belongs, and is none.
+BAD_IDS = ["", "0", "-1", "-9223372036854775808", "abc", "1e3", "1.0", "0x10", "+1", " 1", "1 ", "1\n",
+           "\u0663", "\u00b9", "9223372036854775808", "18446744073709551616", "99999999999999999999",
+           "9" * 1000, "1" + "0" * 100_000]
+# Well-formed ids that name nothing.
+MISSING_IDS = ["1", "007", str(2**31), str(2**63 - 1)]
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def failure(call: Callable[..., Any], request: Any, **kwargs: Any) -> grpc.RpcError:
+    """The error ``call`` ends with (a stream is read to its end)."""
+    with pytest.raises(grpc.RpcError) as caught:
+        result = call(request, timeout=30, **kwargs)
+        if not hasattr(result, "ListFields"):
+            list(result)
+    return caught.value
+
+
+def id_calls(stub: arena_pb2_grpc.ArenaStub) -> list[tuple[str, Callable[[str], grpc.RpcError]]]:
+    """Every Arena RPC that takes an id, as (name, the error it gives for an id)."""
+    return [
+        ("GetMatch", lambda i: failure(stub.GetMatch, arena_pb2.MatchRef(match_id=i))),
+        ("ListMatches", lambda i: failure(stub.ListMatches, arena_pb2.ListMatchesRequest(tournament_id=i))),
+        ("FollowTournament", lambda i: failure(stub.FollowTournament, arena_pb2.TournamentRef(tournament_id=i))),
+        ("CancelTournament", lambda i: failure(stub.CancelTournament, arena_pb2.TournamentRef(tournament_id=i),
+                                               metadata=ADMIN)),
+    ]
+
+
+def test_bad_ids_are_invalid_arguments_on_every_rpc_and_missing_ones_not_found(arena) -> None:  # noqa: F811
+    """Before, an id past 64 bits reached SQLite and came back UNKNOWN ("OverflowError")."""
+    register(arena, "first")  # the store exists from the first write on
+    for name, call in id_calls(arena):
+        for text in BAD_IDS:
+            if name == "ListMatches" and text == "":
+                continue  # no tournament named: every match, not an id
+            error = call(text)
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (name, text[:30], error.code(), error.details())
+            assert len(error.details()) < 200 and "expected a whole number" in error.details(), (name, error.details())
+        for text in MISSING_IDS:
+            if name == "ListMatches":
+                assert arena.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=text)).matches == []
+                continue
+            error = call(text)
+            assert error.code() == grpc.StatusCode.NOT_FOUND, (name, text, error.code(), error.details())
+            assert len(error.details()) < 200
+
+
+@pytest.mark.parametrize("argv", [
+    ["match", "show"], ["tournament", "status"], ["tournament", "cancel"], ["tournament", "run"],
+    ["tournament", "retry-failed"],
+])
+def test_the_command_line_refuses_bad_ids_in_one_line(tmp_path: Path, argv: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_DATABASE_URL"] = f"sqlite:///{tmp_path / 'arena.db'}"
+    subprocess.run([ARENA, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120)
+    for text in ("99999999999999999999", "-5", "abc"):
+        done = subprocess.run([ARENA, *argv, text], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (argv, text, done.stdout, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("arena: ") and "expected a whole number" in lines[0], \
+            done.stderr
+    done = subprocess.run([ARENA, *argv, "12345"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, \
+        done.stderr
+
+
+# ----- tokens ---------------------------------------------------------------------------------
+
+def token_calls(channel: grpc.Channel) -> list[tuple[str, Callable[..., Any]]]:
+    """Calls an anonymous caller may make, each as (name, call taking ``metadata``)."""
+    stub = arena_pb2_grpc.ArenaStub(channel)
+    rules = rules_pb2_grpc.RulesStub(channel)
+
+    def follow(metadata: Any) -> Any:
+        return list(stub.FollowTournament(arena_pb2.TournamentRef(tournament_id="1"), metadata=metadata, timeout=30))
+
+    return [
+        ("ListGames", lambda m: stub.ListGames(arena_pb2.ListGamesRequest(), metadata=m, timeout=30)),
+        ("GetLeaderboard", lambda m: stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME), metadata=m,
+                                                         timeout=30)),
+        ("ListMatches", lambda m: stub.ListMatches(arena_pb2.ListMatchesRequest(), metadata=m, timeout=30)),
+        ("GetMatch", lambda m: stub.GetMatch(arena_pb2.MatchRef(match_id="1"), metadata=m, timeout=30)),
+        ("FollowTournament", follow),
+        ("RegisterBot", lambda m: stub.RegisterBot(arena_pb2.RegisterBotRequest(name="newcomer"), metadata=m,
+                                                   timeout=30)),
+        ("Rules.NewState", lambda m: rules.NewState(rules_pb2.NewStateRequest(game=GAME, num_players=2, seed=1),
+                                                    metadata=m, timeout=30)),
+    ]
+
+
+def code_of(call: Callable[..., Any], metadata: Any) -> grpc.StatusCode:
+    try:
+        call(metadata)
+    except grpc.RpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
+@pytest.mark.parametrize("presented", ["wrong", "revoked", "not bearer"])
+def test_a_wrong_or_revoked_token_is_unauthenticated_on_every_call(arena, server, presented: str) -> None:  # noqa: F811
+    """Before, a read call, a Rules call or RegisterBot with a bad token was served as if
+    anonymous: a revoked bot never learned it was cut off."""
+    revoked = register(arena, "turncoat")
+    live = register(arena, "loyal")
+    arena.RevokeBot(arena_pb2.RevokeBotRequest(name="turncoat"), metadata=ADMIN)
+    bad = {"wrong": bearer("wrong"), "revoked": bearer(revoked),
+           "not bearer": (("authorization", "Basic YWRtaW46YWRtaW4="),)}[presented]
+    with grpc.insecure_channel(server.address) as channel:
+        for name, call in token_calls(channel):
+            assert code_of(call, bad) == grpc.StatusCode.UNAUTHENTICATED, name
+            # Anonymous, with a live bot's token and with the admin's, the same call is served.
+            for metadata in (None, bearer(live), ADMIN):
+                assert code_of(call, metadata) in (grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND,
+                                                   grpc.StatusCode.ALREADY_EXISTS), (name, metadata)
+
+
+def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:  # noqa: F811
+    with grpc.insecure_channel(server.address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        for _ in range(server.settings.auth_failures_per_minute):
+            assert code_of(lambda m: stub.ListGames(arena_pb2.ListGamesRequest(), metadata=m), bearer("guess")) \
+                == grpc.StatusCode.UNAUTHENTICATED
+        rules = rules_pb2_grpc.RulesStub(channel)
+        new_state = rules_pb2.NewStateRequest(game=GAME, num_players=2, seed=1)
+        assert code_of(lambda m: rules.NewState(new_state, metadata=m), ADMIN) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # Anonymous calls from the same peer are still served.
+        assert stub.ListGames(arena_pb2.ListGamesRequest()).games
+        assert rules.NewState(new_state).state_json
