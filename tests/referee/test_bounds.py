@@ -154,3 +154,24 @@ def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:  # noqa:
         # Anonymous calls from the same peer are still served.
         assert stub.ListGames(arena_pb2.ListGamesRequest()).games
         assert rules.NewState(new_state).state_json
+
+
+# ----- names ----------------------------------------------------------------------------------
+
+def test_names_are_whole_unique_whatever_their_case_and_the_house_namespace_is_reserved(arena) -> None:  # noqa: F811
+    """Before, `heuristic\\n` and `rt-alice\\n` registered (the pattern's `$` matched before a
+    final newline), as did `Heuristic`, `RANDOM` and `alice` beside `Alice`."""
+    register(arena, "Alice")
+    for name, code in [
+        ("heuristic\n", grpc.StatusCode.INVALID_ARGUMENT), ("rt-alice\n", grpc.StatusCode.INVALID_ARGUMENT),
+        ("Heuristic", grpc.StatusCode.INVALID_ARGUMENT), ("RANDOM", grpc.StatusCode.INVALID_ARGUMENT),
+        ("Search-2", grpc.StatusCode.INVALID_ARGUMENT), ("HOUSE-bot", grpc.StatusCode.INVALID_ARGUMENT),
+        ("alice", grpc.StatusCode.ALREADY_EXISTS), ("ALICE", grpc.StatusCode.ALREADY_EXISTS),
+    ]:
+        error = failure(arena.RegisterBot, arena_pb2.RegisterBotRequest(name=name))
+        assert error.code() == code, (name, error.code(), error.details())
+        assert len(error.details()) < 200
+    assert failure(arena.RegisterBot, arena_pb2.RegisterBotRequest(name="alice")).details().startswith(
+        "a bot named 'Alice' exists already")
+    register(arena, "rt-alice")  # the same name without the newline is a name like any other
+    register(arena, "Randomized")  # a strategy's name only as its own word is reserved
