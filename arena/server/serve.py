@@ -23,8 +23,15 @@ from .settings import ServerSettings
 log = logging.getLogger("arena.serve")
 
 
+PLAINTEXT_WARNING = ("listening on %s without TLS: bot and admin tokens and every move cross the network in "
+                     "clear text; set ARENA_TLS_CERT and ARENA_TLS_KEY, or put a TLS-terminating proxy in front "
+                     "and listen on a loopback or private address behind it")
+
+
 async def start(settings: ServerSettings) -> RunningServer:
     """Start every service on ``settings.address``; returns the running server."""
+    if settings.plaintext_exposed:
+        log.warning(PLAINTEXT_WARNING, settings.address)
     limiter = AttemptLimiter(settings.auth_failures_per_minute)
     gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
                       limiter=limiter)

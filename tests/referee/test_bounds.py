@@ -175,3 +175,73 @@ def test_names_are_whole_unique_whatever_their_case_and_the_house_namespace_is_r
         "a bot named 'Alice' exists already")
     register(arena, "rt-alice")  # the same name without the newline is a name like any other
     register(arena, "Randomized")  # a strategy's name only as its own word is reserved
+
+
+# ----- deploy ---------------------------------------------------------------------------------
+
+STRONG_ADMIN_TOKEN = "k3Vd9QeR7xLw2ZpT5nHbYc8sJm4GfA6uXo1iKe0tNzq"  # as secrets.token_urlsafe(32) makes them
+
+
+def test_only_loopback_addresses_and_localhost_itself_open_registration() -> None:
+    """Before, any host starting with `127.` or equal to `localhost` counted as loopback by its
+    spelling: `127.example.org` opened registration to the world."""
+    from arena.server.settings import ServerSettings
+
+    for host in ("127.0.0.1", "127.3.2.1", "localhost", "LocalHost", "[::1]", "[::ffff:127.0.0.1]"):
+        assert ServerSettings.from_env({"ARENA_GRPC_ADDRESS": f"{host}:50051"}).registration_open, host
+    for host in ("127.example.org", "localhost.example.org", "127.0.0.1.nip.io", "0.0.0.0", "[::]", "10.1.2.3",
+                 "example.org"):
+        settings = ServerSettings.from_env({"ARENA_GRPC_ADDRESS": f"{host}:50051"})
+        assert not settings.loopback and not settings.registration_open, host
+
+
+def serve(tmp_path: Path, address: str, **env: str) -> subprocess.Popen[str]:
+    """`arena serve` on ``address`` with a private SQLite store, its log on stderr."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    environment |= {"ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}", "ARENA_GATEWAY_METRICS_PORT": "0",
+                    "ARENA_SUPERVISOR_SECONDS": "0", **env}
+    return subprocess.Popen([ARENA, "serve", "--address", address], env=environment, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def log_until_listening(process: subprocess.Popen[str]) -> list[str]:
+    """The server's log lines up to "arena listening" (then it is stopped)."""
+    lines: list[str] = []
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if "arena listening" in line:
+                break
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert any("arena listening" in line for line in lines), "".join(lines)
+    return lines
+
+
+def test_serving_plaintext_beyond_this_machine_warns(tmp_path: Path) -> None:
+    from tests.platform.services import free_port
+
+    exposed = log_until_listening(serve(tmp_path, f"0.0.0.0:{free_port()}"))
+    warnings = [line for line in exposed if "WARNING" in line and "without TLS" in line]
+    assert len(warnings) == 1 and "ARENA_TLS_CERT" in warnings[0], "".join(exposed)
+    local = log_until_listening(serve(tmp_path, f"127.0.0.1:{free_port()}"))
+    assert not any("without TLS" in line for line in local), "".join(local)
+
+
+@pytest.mark.parametrize("token", ["admin-secret", "x" * 64, "abcabcabcabcabcabcabcabcabcabcabcabc"])
+def test_a_weak_admin_token_is_refused_at_start_up(tmp_path: Path, token: str) -> None:
+    from tests.platform.services import free_port
+
+    refused = serve(tmp_path, f"127.0.0.1:{free_port()}", ARENA_ADMIN_TOKEN=token)
+    try:
+        _, err = refused.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        refused.kill()
+        refused.communicate()
+        pytest.fail("the server started with a weak admin token")
+    assert refused.returncode == 2, err
+    assert err.startswith("arena: ARENA_ADMIN_TOKEN: must ") and "secrets.token_urlsafe(32)" in err, err
+    assert token not in err, "a secret, even a weak one, is never repeated in a log"
+    log_until_listening(serve(tmp_path, f"127.0.0.1:{free_port()}", ARENA_ADMIN_TOKEN=STRONG_ADMIN_TOKEN))
