@@ -14,6 +14,8 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 
@@ -71,6 +73,40 @@ def test_bad_ids_are_invalid_arguments_on_every_rpc_and_missing_ones_not_found(a
             error = call(text)
             assert error.code() == grpc.StatusCode.NOT_FOUND, (name, text, error.code(), error.details())
             assert len(error.details()) < 200
+
+
+def test_no_rpc_answers_unknown_to_an_id_shaped_value_in_any_text_field(arena, server) -> None:  # noqa: F811
+    """Every unary and server-streaming call of the Arena and Rules services, every text field
+    of its request set to each bad id in turn, as the admin (so that no call stops at the
+    door): whatever the answer, it is never UNKNOWN (an exception the service did not expect)."""
+    register(arena, "first")
+    tried = 0
+    with grpc.insecure_channel(server.address) as channel:
+        for module in (arena_pb2, rules_pb2):
+            for service in module.DESCRIPTOR.services_by_name.values():
+                for method in service.methods:
+                    if method.client_streaming:
+                        continue
+                    request_type = getattr(module, method.input_type.name)
+                    reply_type = getattr(module, method.output_type.name)
+                    path = f"/{service.full_name}/{method.name}"
+                    make = channel.unary_stream if method.server_streaming else channel.unary_unary
+                    call = make(path, request_serializer=request_type.SerializeToString,
+                                response_deserializer=reply_type.FromString)
+                    fields = [f.name for f in request_type.DESCRIPTOR.fields
+                              if f.type == f.TYPE_STRING and not f.is_repeated]
+                    for field in fields:
+                        for text in BAD_IDS + MISSING_IDS:
+                            request = request_type(**{field: text})
+                            try:
+                                answer = call(request, metadata=ADMIN, timeout=30)
+                                if method.server_streaming:
+                                    list(answer)
+                            except grpc.RpcError as error:
+                                assert error.code() != grpc.StatusCode.UNKNOWN, (path, field, text[:30], error.details())
+                                assert len(error.details() or "") < 400, (path, field)
+                            tried += 1
+    assert tried > 300
 
 
 @pytest.mark.parametrize("argv", [
@@ -140,6 +176,14 @@ def test_a_wrong_or_revoked_token_is_unauthenticated_on_every_call(arena, server
             for metadata in (None, bearer(live), ADMIN):
                 assert code_of(call, metadata) in (grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND,
                                                    grpc.StatusCode.ALREADY_EXISTS), (name, metadata)
+        # Server reflection checks what is presented too; health checking answers probes as is.
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        asked = reflection_pb2.ServerReflectionRequest(list_services="")
+        for metadata, code in [(bad, grpc.StatusCode.UNAUTHENTICATED), (bearer(live), grpc.StatusCode.OK)]:
+            assert code_of(lambda m: list(reflection.ServerReflectionInfo(iter([asked]), metadata=m, timeout=30)),
+                           metadata) == code
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), metadata=bad, timeout=30)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:  # noqa: F811
