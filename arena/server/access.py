@@ -2,8 +2,10 @@
 
 Every Arena call starts by asking ``Access.caller``; the authorization table in
 docs/operations.md ("Who may do what") says what each kind of caller may do, and the
-servicer enforces it call by call. A token that is presented but wrong is an error
-(UNAUTHENTICATED), never silently anonymous, and each such failure counts against the peer:
+servicer enforces it call by call. Credentials presented to any service are resolved once,
+before the servicer runs, by ``arena.server.token_check``, so that the open calls (reads,
+Rules, RegisterBot) refuse a bad token as the others do. A token that is presented but wrong is
+an error (UNAUTHENTICATED), never silently anonymous, and each such failure counts against the peer:
 past ``ARENA_AUTH_FAILURES_PER_MINUTE`` failures in a minute, a peer's credentialed calls are
 refused with RESOURCE_EXHAUSTED until the minute has passed, so tokens cannot be guessed at
 line speed.
