@@ -133,7 +133,8 @@ class ArenaSettings(BaseSettings):
                     f"or nothing starts: make one with `{MAKE_ADMIN_TOKEN}`.")
     registration: Literal["open", "admin", "auto"] = Field(default="auto",
         description="`open`: anyone may register a bot; `admin`: only the admin; `auto`: open when the "
-                    "server listens on a loopback address, admin-only elsewhere.")
+                    "server listens on a loopback address (an IP address in `127.0.0.0/8`, `::1`, or "
+                    "`localhost` exactly), admin-only elsewhere.")
     auth_failures_per_minute: int = Field(default=20, ge=0,
         description="Failed authentications (a wrong bot or admin token) one peer address may make per "
                     "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "

@@ -24,8 +24,8 @@ log = logging.getLogger("arena.serve")
 
 
 PLAINTEXT_WARNING = ("listening on %s without TLS: bot and admin tokens and every move cross the network in "
-                     "clear text; set ARENA_TLS_CERT and ARENA_TLS_KEY, or put a TLS-terminating proxy in front "
-                     "and listen on a loopback or private address behind it")
+                     "clear text; set ARENA_TLS_CERT and ARENA_TLS_KEY (safe to ignore only where a "
+                     "TLS-terminating proxy is the sole way in)")
 
 
 async def start(settings: ServerSettings) -> RunningServer:
