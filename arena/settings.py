@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -36,6 +36,28 @@ PREFIX = "ARENA_"
 CONFIG_ENV = "ARENA_CONFIG"
 # Where an empty value means something of its own rather than "unset".
 EMPTY_MEANS_SOMETHING = {"grafana_url"}
+# Settings whose values an error message must never repeat.
+SECRETS = {"admin_token"}
+# The admin token's floor: long enough and varied enough that it was not typed by hand
+# (``secrets.token_urlsafe(32)`` gives 43 characters of 64 kinds, ``openssl rand -hex 32`` 64 of
+# 16). Length and variety catch the short and the patterned; nothing can tell a random token
+# from a chosen one, hence the docs' one way to make it.
+ADMIN_TOKEN_MIN_LENGTH = 32
+ADMIN_TOKEN_MIN_DISTINCT = 10
+MAKE_ADMIN_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def admin_token_problem(token: str) -> str | None:
+    """Why ``token`` is too weak to be the admin token, or None when it will do."""
+    if len(token) < ADMIN_TOKEN_MIN_LENGTH:
+        return (f"must be at least {ADMIN_TOKEN_MIN_LENGTH} characters (this one has {len(token)}); "
+                f"make one with: {MAKE_ADMIN_TOKEN}")
+    if len(set(token)) < ADMIN_TOKEN_MIN_DISTINCT:
+        return (f"must use at least {ADMIN_TOKEN_MIN_DISTINCT} different characters (a random token does); "
+                f"make one with: {MAKE_ADMIN_TOKEN}")
+    if token != token.strip():
+        return "must not begin or end with blanks"
+    return None
 
 
 class ArenaSettings(BaseSettings):
@@ -106,10 +128,13 @@ class ArenaSettings(BaseSettings):
     grpc_address: str = Field(default="127.0.0.1:50051",
         description="Where the gateway, Arena and Rules services listen.")
     admin_token: str | None = Field(default=None,
-        description='The admin\'s token (see "Who may do what"); unset = admin calls refused.')
+        description='The admin\'s token (see "Who may do what"); unset = admin calls refused. At least '
+                    f"{ADMIN_TOKEN_MIN_LENGTH} characters, {ADMIN_TOKEN_MIN_DISTINCT} of them different, "
+                    f"or nothing starts: make one with `{MAKE_ADMIN_TOKEN}`.")
     registration: Literal["open", "admin", "auto"] = Field(default="auto",
         description="`open`: anyone may register a bot; `admin`: only the admin; `auto`: open when the "
-                    "server listens on a loopback address, admin-only elsewhere.")
+                    "server listens on a loopback address (an IP address in `127.0.0.0/8`, `::1`, or "
+                    "`localhost` exactly), admin-only elsewhere.")
     auth_failures_per_minute: int = Field(default=20, ge=0,
         description="Failed authentications (a wrong bot or admin token) one peer address may make per "
                     "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
@@ -157,6 +182,14 @@ class ArenaSettings(BaseSettings):
         if isinstance(values, dict):
             return {k: v for k, v in values.items() if v != "" or k in EMPTY_MEANS_SOMETHING}
         return values
+
+    @field_validator("admin_token")
+    @classmethod
+    def _strong_admin_token(cls, token: str | None) -> str | None:
+        problem = admin_token_problem(token) if token is not None else None
+        if problem:
+            raise ValueError(problem)
+        return token
 
     @model_validator(mode="after")
     def _tls_pair(self) -> ArenaSettings:
@@ -269,6 +302,8 @@ def describe(error: ValidationError) -> str:
         what = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
     if not loc:
         return what
+    if loc[0] in SECRETS:
+        got = None  # a secret, even a weak one, never goes to a log
     return f"{variable(loc[0])}: {what} (got {got!r})" if got is not None and not isinstance(got, dict) \
         else f"{variable(loc[0])}: {what}"
 

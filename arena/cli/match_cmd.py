@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from arena.server.ids import parse_id
 from arena.store import db, disclosure
 
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("match", help="show recorded matches")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="a match and its transcript")
-    show.add_argument("id", type=int)
+    show.add_argument("id", help="the match's id")  # parsed by the command: a bad id is one line
     show.add_argument("--json", action="store_true", help="the raw transcript")
     show.set_defaults(func=run_show)
 
@@ -39,6 +40,7 @@ def failure(match_id: int) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "match")
     with db.read() as connection:
         match = disclosure.public_detail(connection, args.id)
     transcript = match["transcript"]

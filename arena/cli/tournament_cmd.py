@@ -17,6 +17,7 @@ import sys
 import sqlalchemy as sa
 
 from arena import games
+from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
 from arena.tournaments import cancel_tournament, create_tournament
 
@@ -53,13 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.set_defaults(func=run_create)
 
     run = actions.add_parser("run", help="dispatch a tournament's pending matches")
-    run.add_argument("id", type=int)
+    run.add_argument("id", help="the tournament's id")
     run.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
     add_json_flag(run)
     run.set_defaults(func=run_run)
 
     status = actions.add_parser("status", help="done/total per game")
-    status.add_argument("id", type=int)
+    status.add_argument("id", help="the tournament's id")
     add_json_flag(status)
     status.set_defaults(func=run_status)
 
@@ -71,13 +72,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.set_defaults(func=run_list)
 
     retry = actions.add_parser("retry-failed", help="schedule the failed matches again and dispatch them")
-    retry.add_argument("id", type=int)
+    retry.add_argument("id", help="the tournament's id")
     retry.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
     add_json_flag(retry)
     retry.set_defaults(func=run_retry_failed)
 
     cancel = actions.add_parser("cancel", help="cancel the matches not started yet")
-    cancel.add_argument("id", type=int)
+    cancel.add_argument("id", help="the tournament's id")
     add_json_flag(cancel)
     cancel.set_defaults(func=run_cancel)
 
@@ -195,6 +196,7 @@ def failures(tournament_id: int, notice=None) -> list[dict]:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     return follow(args.id, wait=not args.no_wait, as_json=args.json)
 
 
@@ -220,6 +222,7 @@ def print_status(status: dict, failed: list[dict] | None = None) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     from workers.dispatch import read_status
 
     notice = outage_notice()
@@ -272,6 +275,7 @@ def print_tournaments(rows: list[dict]) -> None:
 
 
 def run_retry_failed(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     from arena.tournaments.play import reschedule_failed
     from workers.dispatch import check_broker
 
@@ -283,6 +287,7 @@ def run_retry_failed(args: argparse.Namespace) -> int:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     with db.transaction() as connection:
         cancelled = cancel_tournament(connection, args.id)
         status = queries.tournament_status(connection, args.id) if args.json else None

@@ -16,8 +16,10 @@ from grpc_reflection.v1alpha._async import ReflectionServicer
 
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
+from .access import Access
 from .rules_service import RulesService
 from .settings import ServerSettings
+from .token_check import TokenCheck
 
 
 @dataclass
@@ -54,12 +56,15 @@ def reflection_v1(service_names: list[str]) -> grpc.GenericRpcHandler:
     })
 
 
-async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None) -> RunningServer:
+async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None,
+                       access: Access | None = None) -> RunningServer:
     """Start the server on ``settings.address``.
 
     ``extra`` adds services as ``(add_to_server_function, servicer, full_service_name)``:
-    the gateway and the Arena service plug in here."""
-    server = grpc.aio.server(options=settings.channel_options())
+    the gateway and the Arena service plug in here. With ``access``, credentials presented to
+    any service (Rules included) are checked before it runs (``TokenCheck``)."""
+    interceptors = [TokenCheck(access)] if access is not None else []
+    server = grpc.aio.server(options=settings.channel_options(), interceptors=interceptors)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
 

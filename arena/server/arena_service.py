@@ -24,6 +24,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
+from .ids import BadId, parse_id
 from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
@@ -51,6 +52,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 return work(connection)
 
         return await asyncio.to_thread(run)
+
+    @staticmethod
+    async def _id(text: str, what: str, context: Any) -> int:
+        """The id a request names, or INVALID_ARGUMENT (``arena.server.ids``)."""
+        try:
+            return parse_id(text, what)
+        except BadId as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            raise  # not reached: abort raises
 
     # ----- bots ----------------------------------------------------------------------------
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, context: Any) -> arena_pb2.RegisterBotResponse:
@@ -103,8 +113,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.TournamentRef(tournament_id=str(tournament_id))
 
     async def _status(self, ref: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
+        tournament_id = await self._id(ref.tournament_id, "tournament", context)
         try:
-            status = await self._db(lambda c: queries.tournament_status(c, int(ref.tournament_id)), read=True)
+            status = await self._db(lambda c: queries.tournament_status(c, tournament_id), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {ref.tournament_id!r}"))
         return arena_pb2.TournamentStatus(
@@ -125,8 +136,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def CancelTournament(self, request: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
         await self.access.require_admin(context)
+        tournament_id = await self._id(request.tournament_id, "tournament", context)
         try:
-            await self._db(lambda c: tournaments.cancel_tournament(c, int(request.tournament_id)))
+            await self._db(lambda c: tournaments.cancel_tournament(c, tournament_id))
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {request.tournament_id!r}"))
         return await self._status(request, context)
@@ -146,11 +158,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             for r in rows])
 
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, context: Any) -> arena_pb2.ListMatchesResponse:
-        tournament = None
-        if request.tournament_id:
-            if not request.tournament_id.isdigit():
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(f"no tournament {request.tournament_id!r}"))
-            tournament = int(request.tournament_id)
+        tournament = await self._id(request.tournament_id, "tournament", context) if request.tournament_id else None
         limit = min(request.limit or 50, 1000)
 
         def listing(connection: Any) -> list[dict[str, Any]]:
@@ -161,8 +169,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.ListMatchesResponse(matches=[summary(m) for m in found])
 
     async def GetMatch(self, request: arena_pb2.MatchRef, context: Any) -> arena_pb2.MatchDetail:
+        match_id = await self._id(request.match_id, "match", context)
         try:
-            detail = await self._db(lambda c: disclosure.public_detail(c, int(request.match_id)), read=True)
+            detail = await self._db(lambda c: disclosure.public_detail(c, match_id), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no match {request.match_id!r}"))
         transcript = detail.get("transcript") or {}

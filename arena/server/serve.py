@@ -23,8 +23,15 @@ from .settings import ServerSettings
 log = logging.getLogger("arena.serve")
 
 
+PLAINTEXT_WARNING = ("listening on %s without TLS: bot and admin tokens and every move cross the network in "
+                     "clear text; set ARENA_TLS_CERT and ARENA_TLS_KEY (safe to ignore only where a "
+                     "TLS-terminating proxy is the sole way in)")
+
+
 async def start(settings: ServerSettings) -> RunningServer:
     """Start every service on ``settings.address``; returns the running server."""
+    if settings.plaintext_exposed:
+        log.warning(PLAINTEXT_WARNING, settings.address)
     limiter = AttemptLimiter(settings.auth_failures_per_minute)
     gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
                       limiter=limiter)
@@ -33,7 +40,7 @@ async def start(settings: ServerSettings) -> RunningServer:
     running = await start_server(settings, [
         (gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway"),
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
-    ])
+    ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
     return running
 

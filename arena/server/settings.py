@@ -7,6 +7,7 @@ docs/operations.md (``python -m arena.settings --markdown``).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 
@@ -25,10 +26,23 @@ class ServerSettings:
     auth_failures_per_minute: int = 20
 
     @property
+    def host(self) -> str:
+        """The host part of ``address`` (``[::1]:50051`` -> ``::1``)."""
+        return self.address.rsplit(":", 1)[0].strip("[]")
+
+    @property
     def loopback(self) -> bool:
-        """True when the server listens on a loopback address only."""
-        host = self.address.rsplit(":", 1)[0].strip("[]")
-        return host in ("localhost", "::1") or host.startswith("127.")
+        """True when the server listens on a loopback address only: an IP address in
+        127.0.0.0/8 or ``::1`` (read by ``ipaddress``), or the name ``localhost`` exactly.
+        Any other name is not loopback, whatever it starts with: ``127.example.org`` and
+        ``localhost.example.org`` resolve wherever their owner likes."""
+        return is_loopback(self.host)
+
+    @property
+    def plaintext_exposed(self) -> bool:
+        """True when the server listens beyond this machine without TLS: tokens and moves
+        then cross the network in clear text."""
+        return not self.loopback and not (self.tls_cert and self.tls_key)
 
     @property
     def registration_open(self) -> bool:
@@ -65,3 +79,15 @@ class ServerSettings:
             ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
             ("grpc.keepalive_permit_without_calls", 1),
         ]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (no port, no brackets) is a loopback address or exactly ``localhost``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a name, and no name but localhost is taken on trust
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)

@@ -36,6 +36,11 @@ class Bot(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
+# Names are unique whatever their case (``Alice`` blocks ``alice``): the store says so itself,
+# so that two registrations at once cannot both pass the check (migration 0005_names).
+sa.Index("uq_bot_name_lower", sa.func.lower(Bot.__table__.c.name), unique=True)
+
+
 class BotToken(SQLModel, table=True):
     """A token of an external bot: only its SHA-256 is kept (see ``arena.store.bot_tokens``)."""
 
