@@ -167,7 +167,7 @@ def server_ms(client: httpx.Client, path: str, runs: int) -> tuple[float, float]
 
 
 def main() -> None:
-    from arena.web import background, views
+    from arena.web import background, caches
     from arena.web.app import create_app
 
     matches = int(os.environ.get("ARENA_BENCH_WEB_MATCHES", "1000000"))
@@ -200,7 +200,7 @@ def main() -> None:
             for view in ("all", "0"):
                 times = []
                 for _ in range(5):
-                    views._replays.clear()
+                    caches.replays.clear()
                     response = client.get(f"/api/v1/matches/{m}/replay?view={view}")
                     response.raise_for_status()
                     times.append(float(response.headers["server-timing"].split("dur=")[1]))
