@@ -184,7 +184,10 @@ class ArenaSettings(BaseSettings):
     def _rates(cls, value: str) -> str:
         from arena.ratelimit import parse_rates
 
-        parse_rates(value)
+        try:
+            parse_rates(value)
+        except ValueError:
+            raise ValueError("must be rates such as 20/second;600/minute, or empty for no limit") from None
         return value
 
     @model_validator(mode="after")
