@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -79,20 +80,27 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def start_web_process(address: str) -> subprocess.Popen[bytes]:
     """The web face (``python -m arena.web``) in a process of its own: its pages and replays
-    never take the interpreter that times the bots' moves. It inherits the settings from the
-    environment, and the kernel ends it should this process die without stopping it."""
+    never take the interpreter that times the bots' moves, and at a lower CPU priority
+    (``WEB_NICENESS``) they wait when the machine is busy, not the moves. It inherits the
+    settings from the environment, and the kernel ends it should this process die without
+    stopping it."""
     host, port = address.rsplit(":", 1)
     if not port.isdigit():
         raise ValueError(f"--web: {address!r} is not HOST:PORT")
     return subprocess.Popen([sys.executable, "-m", "arena.web", "--address", address, "--log-level", "warning"],
-                            preexec_fn=_end_with_parent if sys.platform == "linux" else None)
+                            preexec_fn=_web_child if sys.platform == "linux" else None)
 
 
-def _end_with_parent() -> None:
-    """In the child, before it runs: SIGTERM when the parent dies (Linux ``PR_SET_PDEATHSIG``)."""
+WEB_NICENESS = 10  # added to the web face's niceness: readers get the CPU the live path leaves
+
+
+def _web_child() -> None:
+    """In the child, before it runs: a lower priority, and SIGTERM when the parent dies (Linux
+    ``PR_SET_PDEATHSIG``)."""
     import ctypes
     import signal
 
+    os.nice(WEB_NICENESS)
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 

@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 
 from arena import games
 
-from . import charts, gamedocs, views
+from . import caches, charts, gamedocs, views
 from .params import Before, MatchId, PageNumber, TournamentId
 from .settings import web_settings
 
@@ -27,6 +27,15 @@ router = APIRouter(default_response_class=HTMLResponse)
 
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context)
+
+
+def shared(key: tuple[Any, ...], final: bool, name: str, **context: Any) -> HTMLResponse:
+    """``name`` rendered once for every viewer: for good when ``final``, else once per
+    ``ARENA_LIVE_SNAPSHOT_SECONDS``. A large tournament's page is most of a megabyte of
+    HTML, whose rendering costs more than its read."""
+    body = caches.page(("html", name, *key), lambda: templates.get_template(name).render(context),
+                       lambda _: final)
+    return HTMLResponse(body)
 
 
 def _url(request: Request) -> str | None:
@@ -73,12 +82,16 @@ TOURNAMENTS_PAGE = 200
 
 @router.get("/tournaments/{tournament_id}")
 def tournament(request: Request, tournament_id: TournamentId, page: PageNumber = 1) -> HTMLResponse:
-    return render(request, "tournament.html", t=views.tournament(_url(request), tournament_id, page))
+    url = _url(request)
+    t = views.tournament(url, tournament_id, page)
+    return shared((url, tournament_id, page), views.finished_tournament(t), "tournament.html", t=t)
 
 
 @router.get("/tournaments/{tournament_id}/live")
 def tournament_live(request: Request, tournament_id: TournamentId, page: PageNumber = 1) -> HTMLResponse:
-    return render(request, "_tournament_live.html", t=views.tournament(_url(request), tournament_id, page))
+    url = _url(request)
+    t = views.tournament(url, tournament_id, page)
+    return shared((url, tournament_id, page), views.finished_tournament(t), "_tournament_live.html", t=t)
 
 
 @router.get("/matches/{match_id}")

@@ -81,12 +81,17 @@ def tournaments(url: str | None, status: str | None, limit: int, before: int | N
 def tournament(url: str | None, tournament_id: int, page: int = 1) -> dict[str, Any]:
     """A tournament's page with its ``page``-th page of deal groups. Its standings sum every
     match of the tournament (about a second for 100,000): every viewer shares one read per
-    ``ARENA_LIVE_SNAPSHOT_SECONDS``."""
+    ``ARENA_LIVE_SNAPSHOT_SECONDS``, and a finished tournament's page is read once."""
     def read() -> dict[str, Any]:
         with db.read(url) as c:
             return web_queries.tournament_page(c, tournament_id, page=page)
 
-    return caches.snapshots.through((url, "tournament", tournament_id, page), read)
+    return caches.page((url, "tournament", tournament_id, page), read, finished_tournament)
+
+
+def finished_tournament(page: dict[str, Any]) -> bool:
+    """Whether a tournament's page can no longer change: it is done and every match with it."""
+    return page["status"] == "done" and page["done"] == page["total"]
 
 
 def matches(url: str | None, status: str | None, limit: int, before: int | None = None) -> list[dict[str, Any]]:
