@@ -94,9 +94,16 @@ def replay(request: Request, match_id: MatchId, view: str = "all") -> Response:
     ``If-None-Match`` naming it gets 304 and no body."""
     tag, text = views.match_replay(_url(request), match_id, view)
     headers = {"ETag": tag, "Cache-Control": REPLAY_CACHE_CONTROL}
-    if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+    if revalidated(request.headers.get("if-none-match", ""), tag):
         return Response(status_code=304, headers=headers)
     return Response(text, media_type="application/json", headers=headers)
+
+
+def revalidated(if_none_match: str, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (compared weakly, as RFC 9110 asks:
+    a proxy that compresses may have marked it ``W/``) or is ``*``."""
+    named = {t.strip().removeprefix("W/") for t in if_none_match.split(",")}
+    return tag in named or "*" in named
 
 
 @router.get("/status", summary="Queue, matches in flight, processes, connected bots, failures")

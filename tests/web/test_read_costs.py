@@ -36,6 +36,8 @@ def test_a_finished_replay_is_computed_once_and_revalidated_with_its_etag(server
     assert caches.replays.get((store.url, match_id, "all")) == (first.headers["etag"], first.text)
     again = httpx.get(url, headers={"If-None-Match": first.headers["etag"]}, timeout=30)
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == first.headers["etag"]
+    weak = httpx.get(url, headers={"If-None-Match": f'"other", W/{first.headers["etag"]}'}, timeout=30)
+    assert weak.status_code == 304
     other = httpx.get(url, headers={"If-None-Match": '"stale"'}, timeout=30)
     assert other.status_code == 200 and other.text == first.text
     seat = httpx.get(url, params={"view": "1"}, timeout=30)
