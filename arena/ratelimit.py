@@ -36,7 +36,8 @@ class ReadLimiter:
 
     def __init__(self, rates: str) -> None:
         self.rates = parse_rates(rates)
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        # The storage expires old counts from a timer thread: none is started without a rate.
+        self.limiter = MovingWindowRateLimiter(MemoryStorage()) if self.rates else None
 
     @property
     def enabled(self) -> bool:
@@ -44,6 +45,8 @@ class ReadLimiter:
 
     def hit(self, peer: str) -> int | None:
         """Count one read by ``peer``: ``None`` if allowed, else the whole seconds to wait."""
+        if self.limiter is None:
+            return None
         for rate in self.rates:
             if not self.limiter.hit(rate, "read", peer):
                 reset = self.limiter.get_window_stats(rate, "read", peer).reset_time

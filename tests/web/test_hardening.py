@@ -4,8 +4,12 @@ rate limit."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -100,3 +104,12 @@ def test_a_reader_past_the_rate_waits_as_told_and_static_files_are_free(limited,
         assert "try again in" in refused.json()["detail"]
         page = client.get("/")
         assert page.status_code == 429 and "try again in" in page.text and int(page.headers["retry-after"]) >= 1
+
+
+@pytest.mark.parametrize("variable", ["ARENA_WEB_READ_RATE", "ARENA_READ_RATE"])
+def test_a_rate_that_is_no_rate_is_one_line_naming_the_variable(variable):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {variable: "lots"}
+    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "web"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert variable in done.stderr and "20/second;600/minute" in done.stderr and len(done.stderr.splitlines()) == 1
