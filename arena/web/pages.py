@@ -23,6 +23,7 @@ templates.env.globals.update(charts=charts, game_title=lambda n: games.get(n).ti
 templates.env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M") if d else "–"
 templates.env.filters["pct"] = lambda x: f"{x:.0%}" if x is not None else "–"
 router = APIRouter(default_response_class=HTMLResponse)
+TOURNAMENTS_PAGE = 200  # tournaments listed on one page
 
 
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
@@ -75,9 +76,6 @@ def tournaments(request: Request, status: str | None = None, before: Before = No
     listed = views.tournaments(_url(request), status, TOURNAMENTS_PAGE + 1, before)
     older = listed[TOURNAMENTS_PAGE - 1]["id"] if len(listed) > TOURNAMENTS_PAGE else None
     return render(request, "tournaments.html", tournaments=listed[:TOURNAMENTS_PAGE], status=status, older=older)
-
-
-TOURNAMENTS_PAGE = 200
 
 
 @router.get("/tournaments/{tournament_id}")
