@@ -158,6 +158,16 @@ class ArenaSettings(BaseSettings):
         description="The gateway's `/metrics`; `0` disables.")
     gateway_metrics_address: str = Field(default="127.0.0.1",
         description="Address of the gateway's `/metrics` (it does not follow `ARENA_GRPC_ADDRESS`).")
+    # Reads by strangers are bounded (``arena.ratelimit``): a reader waits, the live path never does.
+    read_rate: str = Field(default="20/second;600/minute",
+        description="Reads of the Arena service (games, leaderboards, matches, tournaments, follow streams) "
+                    "one peer address may make, as `N/second;M/minute` (every rate holds; empty = no limit); "
+                    "past it, `RESOURCE_EXHAUSTED` saying when to retry. The admin token is not counted.")
+    follow_streams: int = Field(default=64, ge=1, le=100_000,
+        description="`FollowTournament` streams open at once on one server, all peers together; past it, "
+                    "`RESOURCE_EXHAUSTED`.")
+    follow_streams_per_peer: int = Field(default=4, ge=1, le=10_000,
+        description="`FollowTournament` streams one peer address may hold open at once.")
     # The web face (``arena.web.settings``).
     web_address: str = Field(default="127.0.0.1:8080",
         description="Where `arena web` listens.")
@@ -166,6 +176,17 @@ class ArenaSettings(BaseSettings):
     docs_dir: str | None = Field(default=None,
         description="Folder of the games' Markdown docs (default `docs/games` of the source tree the "
                     "package was installed from).")
+    web_read_rate: str = Field(default="20/second;600/minute",
+        description="Web pages and JSON API requests one peer address may make (static files are not "
+                    "counted), as `N/second;M/minute` (empty = no limit); past it, 429 with `Retry-After`. "
+                    "Behind a reverse proxy every reader shares the proxy's address.")
+    replay_cache_mb: int = Field(default=64, ge=0, le=65_536,
+        description="Memory of the web face's cache of replays of finished matches (least recently read "
+                    "out first); `0` = no cache.")
+    live_snapshot_seconds: float = Field(default=2.0, ge=0, le=3600,
+        description="How long the web face reuses a running tournament's or match's page for every viewer "
+                    "before reading the store again (its live refreshes read this shared snapshot); "
+                    "finished tournaments are kept until pushed out of the cache.")
     # The house search bot (``arena.games.search``).
     search_iterations: int | None = Field(default=None, ge=1,
         description="Playouts per decision of the search bot, for every game (default each game's own "
@@ -190,6 +211,17 @@ class ArenaSettings(BaseSettings):
         if problem:
             raise ValueError(problem)
         return token
+
+    @field_validator("read_rate", "web_read_rate")
+    @classmethod
+    def _rates(cls, value: str) -> str:
+        from arena.ratelimit import parse_rates
+
+        try:
+            parse_rates(value)
+        except ValueError:
+            raise ValueError("must be rates such as 20/second;600/minute, or empty for no limit") from None
+        return value
 
     @model_validator(mode="after")
     def _tls_pair(self) -> ArenaSettings:

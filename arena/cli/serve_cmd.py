@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,8 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--address", help="host:port (default ARENA_GRPC_ADDRESS or 127.0.0.1:50051)")
     serve.add_argument("--metrics-port", type=int, help="gateway /metrics port (default 9809, 0 = off)")
     serve.add_argument("--web", metavar="HOST:PORT", nargs="?", const="127.0.0.1:8080", default=None,
-                       help="also serve the web face (read-only pages and JSON API) there "
-                            "(default when given alone: %(const)s)")
+                       help="also serve the web face (read-only pages and JSON API) there, from a process "
+                            "of its own that stops with the server (default when given alone: %(const)s)")
     serve.set_defaults(func=run_serve)
 
     bot = subparsers.add_parser("bot", help="register or revoke external bots")
@@ -61,17 +63,56 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.address:
         settings = ServerSettings(**{**settings.__dict__, "address": args.address})
     port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
+    web = None
     if args.web:
         from arena.store import db
-        from arena.web import background
-        from arena.web.app import create_app
 
         db.engine()  # the gRPC side writes: the schema is made before the web face reads it
-        host, web_port = args.web.rsplit(":", 1)
-        web = background.start(create_app(None), host, int(web_port))
-        logging.getLogger("arena.serve").info("web face on %s", web.url)
-    asyncio.run(serve.serve_forever(settings, port))
+        web = start_web_process(args.web)
+        logging.getLogger("arena.serve").info("web face on http://%s/ (process %d)", args.web, web.pid)
+    try:
+        asyncio.run(serve.serve_forever(settings, port))
+    finally:
+        if web is not None:
+            stop_process(web)
     return 0
+
+
+def start_web_process(address: str) -> subprocess.Popen[bytes]:
+    """The web face (``python -m arena.web``) in a process of its own: its pages and replays
+    never take the interpreter that times the bots' moves, and at a lower CPU priority
+    (``WEB_NICENESS``) they wait when the machine is busy, not the moves. It inherits the
+    settings from the environment, and the kernel ends it should this process die without
+    stopping it."""
+    host, port = address.rsplit(":", 1)
+    if not port.isdigit():
+        raise ValueError(f"--web: {address!r} is not HOST:PORT")
+    return subprocess.Popen([sys.executable, "-m", "arena.web", "--address", address, "--log-level", "warning"],
+                            preexec_fn=_web_child if sys.platform == "linux" else None)
+
+
+WEB_NICENESS = 10  # added to the web face's niceness: readers get the CPU the live path leaves
+
+
+def _web_child() -> None:
+    """In the child, before it runs: a lower priority, and SIGTERM when the parent dies (Linux
+    ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import signal
+
+    os.nice(WEB_NICENESS)
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within ``grace`` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def run_register(args: argparse.Namespace) -> int:

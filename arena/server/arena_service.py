@@ -17,6 +17,8 @@ import grpc
 
 from arena import games
 from arena.games import BadOptions
+from arena.ratelimit import ReadLimiter
+from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.store import bot_tokens, db, disclosure, queries
 from arena.tournaments import service as tournaments
@@ -43,6 +45,23 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self.kick = kick
         self.access = access or Access(settings.admin_token, sessions.authenticate,
                                        AttemptLimiter(settings.auth_failures_per_minute))
+        self.reads = ReadLimiter(settings.read_rate)
+        self.following: dict[str, int] = {}  # open FollowTournament streams per peer address
+
+    async def _count_read(self, context: Any) -> None:
+        """Count one read against the caller's address (``ARENA_READ_RATE``); past the rate the
+        call ends with RESOURCE_EXHAUSTED and ``retry-after`` (seconds) in its trailing
+        metadata. The admin is not counted: the check is a comparison, no store lookup."""
+        if not self.reads.enabled:
+            return
+        token = bearer_token(context.invocation_metadata())
+        if token is not None and self.access.is_admin_token(token):
+            return
+        wait = self.reads.hit(peer_address(context))
+        if wait is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many reads from this address: try again in {wait} s",
+                                trailing_metadata=(("retry-after", str(wait)),))
 
     # ----- helpers -----------------------------------------------------------------------
     @staticmethod
@@ -85,6 +104,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ----- games ---------------------------------------------------------------------------
     async def ListGames(self, request: arena_pb2.ListGamesRequest, context: Any) -> arena_pb2.ListGamesResponse:
+        await self._count_read(context)
         listing = []
         for info in games.describe_all():
             listing.append(arena_pb2.GameInfo(
@@ -124,15 +144,33 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                       for g, c in status["games"].items()])
 
     async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
-        last = None
-        while True:
-            status = await self._status(request, context)
-            if status != last:
-                yield status
-                last = status
-            if status.status != "running":
-                return
-            await asyncio.sleep(FOLLOW_POLL)
+        await self._count_read(context)
+        peer = peer_address(context)
+        # Each open stream reads the store twice a second: their number is bounded per peer
+        # and in all (ARENA_FOLLOW_STREAMS_PER_PEER, ARENA_FOLLOW_STREAMS).
+        if sum(self.following.values()) >= self.settings.follow_streams:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"the server follows {self.settings.follow_streams} tournaments at once: "
+                                "try again when a stream has ended")
+        if self.following.get(peer, 0) >= self.settings.follow_streams_per_peer:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this address already follows {self.settings.follow_streams_per_peer} "
+                                "tournaments: close one first")
+        self.following[peer] = self.following.get(peer, 0) + 1
+        try:
+            last = None
+            while True:
+                status = await self._status(request, context)
+                if status != last:
+                    yield status
+                    last = status
+                if status.status != "running":
+                    return
+                await asyncio.sleep(FOLLOW_POLL)
+        finally:
+            self.following[peer] -= 1
+            if not self.following[peer]:
+                del self.following[peer]
 
     async def CancelTournament(self, request: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
         await self.access.require_admin(context)
@@ -145,6 +183,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ----- results -------------------------------------------------------------------------
     async def GetLeaderboard(self, request: arena_pb2.LeaderboardRequest, context: Any) -> arena_pb2.LeaderboardResponse:
+        await self._count_read(context)
         try:
             games.get(request.game)
         except KeyError as error:
@@ -158,6 +197,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             for r in rows])
 
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, context: Any) -> arena_pb2.ListMatchesResponse:
+        await self._count_read(context)
         tournament = await self._id(request.tournament_id, "tournament", context) if request.tournament_id else None
         limit = min(request.limit or 50, 1000)
 
@@ -169,6 +209,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.ListMatchesResponse(matches=[summary(m) for m in found])
 
     async def GetMatch(self, request: arena_pb2.MatchRef, context: Any) -> arena_pb2.MatchDetail:
+        await self._count_read(context)
         match_id = await self._id(request.match_id, "match", context)
         try:
             detail = await self._db(lambda c: disclosure.public_detail(c, match_id), read=True)

@@ -24,6 +24,11 @@ class ServerSettings:
     grace_seconds: float = 5.0
     registration: str = "auto"
     auth_failures_per_minute: int = 20
+    # Reads of the Arena service per peer (``arena.ratelimit`` notation). Unlimited unless
+    # asked: servers built in code (tests, benchmarks) choose; ``from_env`` gives the model's.
+    read_rate: str = ""
+    follow_streams: int = 64
+    follow_streams_per_peer: int = 4
 
     @property
     def host(self) -> str:
@@ -66,6 +71,9 @@ class ServerSettings:
             max_matches_per_bot=model.max_matches_per_bot,
             registration=model.registration,
             auth_failures_per_minute=model.auth_failures_per_minute,
+            read_rate=model.read_rate,
+            follow_streams=model.follow_streams,
+            follow_streams_per_peer=model.follow_streams_per_peer,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:

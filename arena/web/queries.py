@@ -175,14 +175,18 @@ def _with_status(connection: Connection, status: str) -> list[Any]:
     return where
 
 
-def match_ids(connection: Connection, status: str | None = None, limit: int = 50) -> list[int]:
-    """Ids of the newest matches, optionally of one status."""
+def match_ids(connection: Connection, status: str | None = None, limit: int = 50,
+              before: int | None = None) -> list[int]:
+    """Ids of the newest matches (older than ``before``: the next page), optionally of one
+    status."""
+    older = [match_t.c.id < before] if before is not None else []
     if status is None:
-        return list(connection.execute(sa.select(match_t.c.id).order_by(match_t.c.id.desc()).limit(limit)).scalars())
+        return list(connection.execute(
+            sa.select(match_t.c.id).where(*older).order_by(match_t.c.id.desc()).limit(limit)).scalars())
     # Sorted here: with ORDER BY id and a LIMIT, SQLite may walk the whole table by id
     # hoping to meet the rare status early, instead of seeking the index.
     found = [i for where in _with_status(connection, status)
-             for i in connection.execute(sa.select(match_t.c.id).where(where)).scalars()]
+             for i in connection.execute(sa.select(match_t.c.id).where(where, *older)).scalars()]
     return sorted(found, reverse=True)[:limit]
 
 
@@ -200,10 +204,13 @@ def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]
 # ----- tournaments ---------------------------------------------------------------------------------
 
 def tournaments(connection: Connection, status: str | None = None, limit: int = 20,
-                exclude: str | None = None) -> list[dict[str, Any]]:
-    """Tournaments newest first (of one status, or all but ``exclude``) with done/total per
-    tournament. The tournament seed is left out: it derives every deal."""
+                exclude: str | None = None, before: int | None = None) -> list[dict[str, Any]]:
+    """Tournaments newest first (of one status, or all but ``exclude``; older than ``before``,
+    the next page) with done/total per tournament. The tournament seed is left out: it derives
+    every deal."""
     query = sa.select(tournament_t).order_by(tournament_t.c.id.desc()).limit(limit)
+    if before is not None:
+        query = query.where(tournament_t.c.id < before)
     if status is not None:
         query = query.where(tournament_t.c.status == status)
     if exclude is not None:
@@ -224,8 +231,9 @@ def tournaments(connection: Connection, status: str | None = None, limit: int = 
              "total": sum(counts[r.id].values())} for r in rows]
 
 
-def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40) -> dict[str, Any]:
-    """A tournament with, per game, its progress, standings, crosstable and the first
+def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40,
+                    page: int = 1) -> dict[str, Any]:
+    """A tournament with, per game, its progress, standings, crosstable and the ``page``-th
     ``groups_per_game`` duplicate deal groups (the matches that replay one deal, side by
     side). Standings and crosstables are summed by the database, so a tournament of many
     thousand matches costs a few aggregate reads."""
@@ -245,7 +253,8 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
     cross = _crosstable(connection, in_tournament)
     standings = _standings(connection, in_tournament, cross)
     bot_ids = {b for per_game in standings.values() for b in per_game}
-    groups = {game: _deal_groups(connection, in_tournament, game, groups_per_game) for game in sections}
+    skip = (page - 1) * groups_per_game
+    groups = {game: _deal_groups(connection, in_tournament, game, groups_per_game, skip) for game in sections}
     bot_ids |= {b for per_game in groups.values() for group in per_game for m in group for b in m.seating}
     names = {b.id: b.name for b in bots_by_id(connection, list(bot_ids)).values()}
     seat_rows: dict[int, dict[int, Any]] = defaultdict(dict)
@@ -271,14 +280,16 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
                 {"id": m.id, "status": m.status,
                  "seats": [_seat(seat, b, names, seat_rows[m.id].get(seat)) for seat, b in enumerate(m.seating)]}
                 for m in group]}
-            for number, group in enumerate(groups[game], start=1)]
+            for number, group in enumerate(groups[game], start=skip + 1)]
+        section["more_deals"] = section["deals"] > skip + len(groups[game])
     return {"id": row.id, "name": row.name, "status": row.status, "rated": row.rated,
             "created_at": row.created_at, "finished_at": row.finished_at,
             "move_time": row.move_time, "time_bank": row.time_bank, "spec": dict(row.spec),
             "done": sum(s["progress"]["done"] + s["progress"]["failed"] + s["progress"]["cancelled"]
                         for s in sections.values()),
             "total": sum(s["progress"]["total"] for s in sections.values()),
-            "games": dict(sorted(sections.items()))}
+            "games": dict(sorted(sections.items())), "page": page,
+            "pages": max(1, -(-max((s["deals"] for s in sections.values()), default=0) // groups_per_game))}
 
 
 def _standings(connection: Connection, in_tournament: Any,
@@ -324,11 +335,12 @@ def _crosstable(connection: Connection, in_tournament: Any) -> dict[str, dict[tu
     return out
 
 
-def _deal_groups(connection: Connection, in_tournament: Any, game: str, limit: int) -> list[list[Any]]:
-    """The first ``limit`` deals of a game in schedule order, each the matches that play it."""
+def _deal_groups(connection: Connection, in_tournament: Any, game: str, limit: int, skip: int = 0) -> list[list[Any]]:
+    """``limit`` deals of a game in schedule order after the first ``skip``, each the matches
+    that play it."""
     seeds = list(connection.execute(
         sa.select(match_t.c.seed).where(in_tournament, match_t.c.game == game)
-        .group_by(match_t.c.seed).order_by(sa.func.min(match_t.c.id)).limit(limit)).scalars())
+        .group_by(match_t.c.seed).order_by(sa.func.min(match_t.c.id)).offset(skip).limit(limit)).scalars())
     groups: dict[int, list[Any]] = {seed: [] for seed in seeds}
     for m in connection.execute(
         sa.select(match_t.c.id, match_t.c.seed, match_t.c.seating, match_t.c.status)
@@ -344,9 +356,11 @@ def _ratio(a: float, b: float) -> float:
 
 # ----- bots --------------------------------------------------------------------------------------
 
-def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 30) -> dict[str, Any]:
+def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 30,
+             before: int | None = None) -> dict[str, Any]:
     """A bot: its ratings (with its rank in each game), results against each opponent,
-    recent and live matches, and the matches where it took strikes or forfeited."""
+    recent (older than ``before``: the next page) and live matches, and the matches where it
+    took strikes or forfeited."""
     bot = connection.execute(sa.select(bot_t).where(bot_t.c.name == name)).first()
     if bot is None:
         raise NotFound(f"no bot {name!r}")
@@ -358,9 +372,13 @@ def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 
         ratings_out.append({"game": r.game, "rank": above + 1, "elo": r.elo, "low": low, "high": high,
                             "matches": r.matches, "win_rate": _ratio(r.wins, r.matches),
                             "mean_rank": _ratio(r.rank_sum, r.matches), "last_played": r.last_played})
+    older = [seat_t.c.match_id < before] if before is not None else []
     recent_ids = list(connection.execute(
-        sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id).order_by(seat_t.c.match_id.desc()).limit(recent)
+        sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id, *older)
+        .order_by(seat_t.c.match_id.desc()).limit(recent + 1)
     ).scalars())
+    more = len(recent_ids) > recent
+    recent_ids = recent_ids[:recent]
     live = [m for m in live_matches(connection, 200) if any(s["bot"] == name for s in m["seats"])]
     fault_rows = connection.execute(
         sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.strikes, seat_t.c.forfeited)
@@ -370,7 +388,8 @@ def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 
     return {"id": bot.id, "name": bot.name, "kind": bot.kind, "strategy": bot.strategy,
             "created_at": bot.created_at, "ratings": ratings_out,
             "opponents": opponents(connection, bot.id), "live": live,
-            "recent": match_summaries(connection, recent_ids),
+            "recent": match_summaries(connection, recent_ids), "before": before,
+            "older": recent_ids[-1] if more else None,
             "faults": [_fault(connection, f) for f in fault_rows]}
 
 
