@@ -48,9 +48,10 @@ LOST_POOLS = 3
 
 class PlayerProcessLost(ChildProcessError):
     """A process of the embedded pool ended in the middle of its matches (killed, or out of
-    memory). ``play_house`` then plays what it left on a fresh pool (embedded claims hold no
-    lease, so nothing waits for one to lapse); only pools that keep dying without finishing
-    anything stop the tournament, and running it again plays what is left."""
+    memory). ``play_house`` then plays what it left on a fresh pool (a holder gone from this
+    machine holds nothing, so nothing waits for its lease to lapse); only pools that keep
+    dying without finishing anything stop the tournament, and running it again plays what
+    is left."""
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -113,12 +114,17 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
     live_from = len(work) - len(long)  # the long ones go to the live queue, when there is one
-    if not config.embedded:
-        # Marked before the send: should the broker refuse or lose the task, the supervisor
-        # knows these were meant to be played and sends them again.
-        mark_sent(match_ids)
+    # Marked before the send: should the broker refuse or lose the task (embedded: should
+    # this process die before playing them), the supervisor knows these were meant to be
+    # played and sends them again.
+    mark_sent(match_ids)
     if config.embedded:
-        play_here(work, live_from, progress, config.live_matches)
+        # This process is the queue: while it holds the matches it keeps them marked sent.
+        from arena.tournaments.leases import QueueKeeper
+        from arena.tournaments.play import worker_name
+
+        with QueueKeeper(match_ids, worker_name(), config.lease_seconds):
+            play_here(work, live_from, progress, config.live_matches)
         return len(work)
     for number, batch in enumerate(work):
         queue = config.live_queue if config.live_queue and number >= live_from else config.queue
@@ -187,8 +193,8 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
             play_in_processes(work, min(processes, len(work)), played)
             return
         except PlayerProcessLost:
-            # What the dead process held is unfinished and claimable again (embedded claims
-            # hold no lease): a fresh pool plays what is left. A match that keeps killing its
+            # What the dead process held is unfinished and claimable again (its holder is
+            # gone from this machine): a fresh pool plays what is left. A match that keeps killing its
             # process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before finishing
             # anything, again and again, is given up.
             before = sum(map(len, work))

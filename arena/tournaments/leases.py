@@ -4,6 +4,10 @@ Claiming a match (``play.claim_matches``) gives the worker a lease until ``now +
 ARENA_LEASE_SECONDS``; while the batch is played a ``LeaseKeeper`` renews it every third of
 that. A worker that dies, is killed by its time limit or loses its database stops renewing,
 and once the lease has lapsed the supervisor (``workers.supervisor``) sends the match again.
+Embedded (no broker) the same holds for the processes that play matches themselves, and a
+``QueueKeeper`` keeps ``sent_at`` fresh on the matches a process has yet to claim: its queue
+lives in its memory, so a stale ``sent_at`` tells the embedded supervisor that nobody is
+left to play them (``workers.embedded_supervisor``).
 A second delivery of a match whose lease is live skips it, so a redelivered task never plays
 a match another worker is playing; exactly-once recording (``arena.store.results``) covers
 the rare race of a lease that lapsed under a slow worker that then records after all.
@@ -51,16 +55,17 @@ def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> sa.Column
     return (match_t.c.status == "scheduled") | (running & free)
 
 
-def gone_holders(connection: Connection, match_ids: Sequence[int], worker: str) -> list[str]:
-    """Holders of running ``match_ids`` that were processes of this machine and exist no
-    more (a pool process that was killed): their leases hold nothing, so the task that
-    comes back at once need not wait for them to lapse."""
+def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker: str) -> list[str]:
+    """Holders of running ``match_ids`` (None: of any running match) that were processes of
+    this machine and exist no more (a pool process that was killed, an embedded server
+    killed and started again): their leases hold nothing, so the work that comes back at
+    once need not wait for them to lapse."""
     host = worker.rsplit(":", 1)[0]
-    held = connection.execute(
-        sa.select(match_t.c.claimed_by).distinct()
-        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "running",
-               match_t.c.claimed_by.like(f"{host}:%"))
-    ).scalars()
+    query = sa.select(match_t.c.claimed_by).distinct().where(
+        match_t.c.status == "running", match_t.c.claimed_by.like(f"{host}:%"))
+    if match_ids is not None:
+        query = query.where(match_t.c.id.in_(list(match_ids)))
+    held = connection.execute(query).scalars()
     return [holder for holder in held
             if holder != worker and holder.rsplit(":", 1)[0] == host and not _alive(holder.rsplit(":", 1)[1])]
 
@@ -104,10 +109,12 @@ def hand_back(connection: Connection, match_ids: Sequence[int], worker: str, sta
     return changed
 
 
-def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
-    """Running matches whose lease lapsed before ``now``, put back to scheduled (marked sent
-    now: the caller sends them); returns their ids, at most ``limit``."""
-    lapsed = (match_t.c.status == "running") & (match_t.c.lease_until < now)
+def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequence[str] = ()) -> list[int]:
+    """Running matches whose lease lapsed before ``now``, or held by a process in ``gone``
+    (see ``gone_holders``), put back to scheduled (marked sent now: the caller sends them);
+    returns their ids, at most ``limit``."""
+    lapsed = (match_t.c.status == "running") & (
+        (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(list(gone)))
     ids = list(connection.execute(
         sa.select(match_t.c.id).where(lapsed).order_by(match_t.c.id).limit(limit)
     ).scalars())
@@ -122,6 +129,20 @@ def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
     return sorted(taken)
 
 
+def refresh_sent(connection: Connection, match_ids: Sequence[int], now: datetime) -> list[int]:
+    """Mark those of ``match_ids`` still scheduled as sent ``now`` (a process still means to
+    play them); returns their ids."""
+    if not match_ids:
+        return []
+    return list(connection.execute(
+        match_t.update().where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "scheduled")
+        .values(sent_at=now).returning(match_t.c.id)
+    ).scalars())
+
+
+Key = tuple[str | None, str, float]  # (database url, worker, lease seconds)
+
+
 class LeaseKeeper:
     """Holds a batch's leases while it is played: the batch joins the matches this process
     has in play, and one renewal thread per process (per database) extends them all in a
@@ -130,8 +151,9 @@ class LeaseKeeper:
     task failed to hand it back, so its leases lapse and the supervisor takes over."""
 
     _lock = threading.Lock()
-    _held: dict[tuple[str | None, str, float], dict[int, int]] = {}  # (url, worker, seconds) -> id: holds
-    _threads: dict[tuple[str | None, str, float], threading.Thread] = {}
+    _held: dict[Key, dict[int, int]] = {}  # key -> match id: holds
+    _threads: dict[Key, threading.Thread] = {}
+    _what = "lease renewal"
 
     def __init__(self, match_ids: Sequence[int], worker: str, seconds: float, url: str | None = None) -> None:
         self.match_ids = list(match_ids)
@@ -164,7 +186,14 @@ class LeaseKeeper:
                     held.pop(match_id, None)
 
     @classmethod
-    def _renew_all(cls, key: tuple[str | None, str, float]) -> None:
+    def _renew(cls, connection: Connection, match_ids: list[int], worker: str, seconds: float) -> Sequence[int] | None:
+        """Renew what this process holds of ``match_ids``; returns those still worth holding
+        (None: all of them)."""
+        renew(connection, match_ids, worker, seconds)
+        return None
+
+    @classmethod
+    def _renew_all(cls, key: Key) -> None:
         url, worker, seconds = key
         failing = False
         while True:
@@ -175,13 +204,37 @@ class LeaseKeeper:
                 continue
             started = time.thread_time()  # what healing costs, on /metrics
             try:
+                kept: set[int] | None = set()
                 with db.transaction(url) as connection:
                     for first in range(0, len(ids), 1000):  # bounded IN lists
-                        renew(connection, ids[first : first + 1000], worker, seconds)
+                        still = cls._renew(connection, ids[first : first + 1000], worker, seconds)
+                        kept = None if still is None or kept is None else kept | set(still)
+                if kept is not None:
+                    with cls._lock:
+                        held = cls._held.get(key, {})
+                        for match_id in set(ids) - kept:
+                            held.pop(match_id, None)
                 failing = False
             except Exception as error:  # an outage: the leases may lapse, the supervisor resends
                 if not failing:
-                    log.warning("lease renewal of %d matches failed: %s", len(ids), error)
+                    log.warning("%s of %d matches failed: %s", cls._what, len(ids), error)
                 failing = True
             finally:
                 metrics.HEALING_CPU.labels(part="leases").inc(time.thread_time() - started)
+
+
+class QueueKeeper(LeaseKeeper):
+    """Embedded, the matches a process has sent itself wait in its memory, where nobody else
+    can see them: while it holds them it keeps their ``sent_at`` fresh, every third of a
+    lease, so that a ``scheduled`` match sent more than a lease ago has nobody behind it
+    (its process was killed) and the embedded supervisor plays it. A match stops being held
+    once it is claimed (its lease covers it from then on)."""
+
+    _lock = threading.Lock()
+    _held: dict[Key, dict[int, int]] = {}
+    _threads: dict[Key, threading.Thread] = {}
+    _what = "keeping sent matches"
+
+    @classmethod
+    def _renew(cls, connection: Connection, match_ids: list[int], worker: str, seconds: float) -> Sequence[int] | None:
+        return refresh_sent(connection, match_ids, utcnow())
