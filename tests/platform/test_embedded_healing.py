@@ -192,3 +192,68 @@ def test_a_killed_command_line_run_is_finished_by_the_server(served, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     log = (tmp_path / "serve.log").read_text()
     assert "(lease_lapsed)" in log and "(no_task)" in log, log[-3000:]
+
+
+LEADER = """
+import sys, time
+from arena.store.leader import StoreLeader
+leader = StoreLeader(sys.argv[1])
+print("leading" if leader.lead() else "standing by", flush=True)
+time.sleep(120)
+"""
+
+
+def test_one_process_per_store_heals_and_another_takes_over_when_it_dies(db_url):
+    """Two servers on one store (a SQLite file, or PostgreSQL with no Redis): one sweeps, the
+    other stands by; it takes over when the first stops, or is killed (``kill -9``: the
+    database's host releases the lock with the process)."""
+    from workers.embedded_supervisor import EmbeddedSupervisor
+
+    first, second = (EmbeddedSupervisor(0.2, 2, url=db_url, name=n) for n in ("first", "second"))
+    assert first.sweep() != {} and second.sweep() == {}
+    assert first.sweep() != {} and second.sweep() == {}
+    first.stop()
+    assert second.sweep() != {}
+    second.stop()
+
+    holder = subprocess.Popen([sys.executable, "-c", LEADER, db_url], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ) | {"PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout.readline().strip() == "leading"
+        third = EmbeddedSupervisor(0.2, 2, url=db_url, name="third")
+        assert third.sweep() == {}
+        kill(holder)
+        wait_until(lambda: third.sweep() != {}, 10, what="the leadership to pass on")
+        third.stop()
+    finally:
+        if holder.poll() is None:
+            kill(holder)
+
+
+def test_a_match_played_again_is_recorded_once_when_its_old_holder_comes_back(db_url, monkeypatch):
+    """A holder that stalls past its lease (not dead: on another machine, or stopped) loses
+    its match to the embedded supervisor, which plays it again; when the old holder comes
+    back and records its own result, nothing changes."""
+    from arena.referee import Clock
+    from arena.store.results import record_results
+    from arena.tournaments import create_tournament, pending_match_ids
+    from arena.tournaments.play import PLAYER_FACTORIES, claim_matches, play_match
+    from workers.embedded_supervisor import EmbeddedSupervisor
+
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", "1")
+    with db.transaction(db_url) as connection:
+        tid = create_tournament(connection, [GAME], ["random", "random-2"], sizes=[2], seed=9)
+    with db.transaction(db_url) as connection:
+        ids = pending_match_ids(connection, tid)
+        (spec,) = claim_matches(connection, ids[:1], "elsewhere:1", max_attempts=5, lease_seconds=0.5)
+    healer = EmbeddedSupervisor(0.2, 0.5, url=db_url, name="healer")
+    wait_until(lambda: healer.sweep().get("lease_lapsed"), 10, what="the lease to lapse")
+    wait_until(lambda: rows(db_url, tid)[0].status == "done", 30, what="the match to be played again")
+    healer.stop()
+    players = [PLAYER_FACTORIES["house"](spec, seat) for seat in range(len(spec.bots))]
+    late = play_match(spec.game, players, spec.seed, spec.options, Clock(move=2.0, bank=30.0))
+    before = recorded(db_url)
+    with db.transaction(db_url) as connection:
+        assert record_results(connection, [(spec.id, late)]) == []
+    assert recorded(db_url) == before == (1, 1, 2)
+    assert rows(db_url, tid)[0].claimed_by != "elsewhere:1"
