@@ -94,13 +94,15 @@ def check_broker(timeout: float = 3.0) -> None:
         client.close()
 
 
-def mark_sent(match_ids: Sequence[int], url: str | None = None) -> None:
-    """Note that the scheduled ``match_ids`` were sent to the workers now."""
+def mark_sent(match_ids: Sequence[int], url: str | None = None, holder: str | None = None) -> None:
+    """Note that the scheduled ``match_ids`` were sent to the workers now; embedded, that
+    the process ``holder`` sent them to itself (its queue is in its memory)."""
     match_t = Match.__table__
+    values: dict[str, Any] = {"sent_at": utcnow()} | ({"claimed_by": holder} if holder else {})
     with db.transaction(url) as connection:
         for chunk in batches(list(match_ids), 1000):  # bounded IN lists
             connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == "scheduled")
-                               .values(sent_at=utcnow()))
+                               .values(values))
 
 
 def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None,
@@ -114,18 +116,19 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
     live_from = len(work) - len(long)  # the long ones go to the live queue, when there is one
-    # Marked before the send: should the broker refuse or lose the task (embedded: should
-    # this process die before playing them), the supervisor knows these were meant to be
-    # played and sends them again.
-    mark_sent(match_ids)
     if config.embedded:
-        # This process is the queue: while it holds the matches it keeps them marked sent.
-        from arena.tournaments.leases import QueueKeeper
+        # This process is the queue. Marked sent by it, so that, should it die before playing
+        # them, the embedded supervisor knows these were meant to be played and by whom.
+        from arena.tournaments.leases import queued_here
         from arena.tournaments.play import worker_name
 
-        with QueueKeeper(match_ids, worker_name(), config.lease_seconds):
+        with queued_here(match_ids):
+            mark_sent(match_ids, holder=worker_name())
             play_here(work, live_from, progress, config.live_matches)
         return len(work)
+    # Marked before the send: should the broker refuse or lose the task, the supervisor
+    # knows these were meant to be played and sends them again.
+    mark_sent(match_ids)
     for number, batch in enumerate(work):
         queue = config.live_queue if config.live_queue and number >= live_from else config.queue
         if app is not None:

@@ -9,9 +9,10 @@ on Redis (``workers.supervisor``), every ``ARENA_SUPERVISOR_SECONDS`` and once a
 1. **Lapsed leases, gone holders.** Embedded claims hold leases too (renewed while played);
    a ``running`` match whose lease lapsed, or whose holder was a process of this machine
    that exists no more (a server killed and started again), is played again here.
-2. **Sent, with nothing behind it.** A process keeps ``sent_at`` fresh on the matches it
-   has sent itself and not yet claimed (``leases.QueueKeeper``): a ``scheduled`` match sent
-   more than a lease ago has lost its process, and is played here.
+2. **Sent, with nothing behind it.** A process marks the matches it sends itself with its
+   name (``claimed_by`` on the ``scheduled`` row): one sent by a process of this machine
+   that exists no more, or by this server and no longer in its queue, is played here
+   (``leases.take_abandoned``).
 3. **Closing.** A running tournament with nothing left pending is closed.
 
 Matches are played again in this process, on threads of their own, exactly as the server
@@ -25,14 +26,18 @@ Redis) elect one through a lock the database's host releases when the leader die
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
 
 from arena.config import settings
+from arena.store import db
 from arena.store.leader import StoreLeader
+from arena.tournaments import leases
+from arena.tournaments.play import worker_name
 
-from .supervisor import BaseSupervisor, _brief
+from .supervisor import SWEEP_LIMIT, BaseSupervisor, _brief
 
 log = logging.getLogger(__name__)
 
@@ -60,26 +65,29 @@ class EmbeddedSupervisor(BaseSupervisor):
         return self.leader.lead()
 
     def _orphans(self, now: Any) -> list[int]:
-        if self.lease_seconds <= 0:
-            return []  # leases off: nobody keeps sent matches fresh, so none can be told lost
-        return self._take_stale(now)
+        with db.transaction(self.url) as connection:
+            return leases.take_abandoned(connection, worker_name(), now, SWEEP_LIMIT)
 
     def _resend(self, match_ids: list[int]) -> None:
-        # On a thread of its own, as the server plays a tournament: the sweeps go on meanwhile
-        # (what this thread plays holds leases, so they leave it alone).
-        threading.Thread(target=self._play, args=(match_ids,), name=f"arena-heal-{match_ids[0]}",
+        # On a thread of its own, as the server plays a tournament: the sweeps go on meanwhile.
+        # In this process's queue from now on, so that the next sweep leaves them alone.
+        queued = leases.queued_here(match_ids)
+        queued.__enter__()
+        threading.Thread(target=self._play, args=(match_ids, queued), name=f"arena-heal-{match_ids[0]}",
                          daemon=True).start()
 
-    def _play(self, match_ids: list[int]) -> None:
+    def _play(self, match_ids: list[int], queued: contextlib.AbstractContextManager[None]) -> None:
         from .dispatch import dispatch
 
         try:
             dispatch(match_ids)
         except Exception as error:
-            # Whatever was not played keeps a lapsing lease or a stale ``sent_at``: a later
-            # sweep (this server's, or another's) tries again.
+            # What was not played is left to a later sweep (this server's, or another's):
+            # its lease lapses, or it is no longer in this process's queue.
             log.warning("supervisor: matches %s not played here: %s", _brief(match_ids),
                         " ".join(str(error).split())[:300])
+        finally:
+            queued.__exit__(None, None, None)
 
     def _release(self) -> None:
         self.leader.release()

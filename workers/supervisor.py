@@ -25,9 +25,9 @@ without waiting for its lease (as a claim does, ``leases.gone_holders``).
 ``arena worker`` (each worker's main process, not its pool) and ``arena serve`` run one
 supervisor each; a Redis key held with a time-to-live of three sweeps elects one leader and
 the others stand by. Embedded (no Redis), ``arena serve`` runs the same sweeps without a
-broker (``workers.embedded_supervisor``). Several leading at once (a partition, a clock jump) is harmless: every
-step is a conditional update, claims skip matches under a live lease, and recording is
-exactly once, so a match sent twice is played once. Matches never sent (a tournament created
+broker (``workers.embedded_supervisor``). Several leading at once (a partition, a clock
+jump) is harmless: every step is a conditional update, claims skip matches under a live
+lease, and recording is exactly once, so a match sent twice is played once. Matches never sent (a tournament created
 without ``--run``) are left alone: they wait for their operator.
 """
 
@@ -142,28 +142,6 @@ class BaseSupervisor:
         """Send ``match_ids`` (scheduled, committed) to be played."""
         raise NotImplementedError
 
-    def _stale(self, now: Any) -> sa.ColumnElement[bool]:
-        """Scheduled matches sent more than a lease (or a sweep) before ``now``."""
-        cutoff = now - timedelta(seconds=max(self.lease_seconds, self.interval))
-        return (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None) & (match_t.c.sent_at < cutoff)
-
-    def _take_stale(self, now: Any, among: Sequence[int] | None = None) -> list[int]:
-        """Mark sent ``now`` the stale matches (of ``among``, or the oldest ``SWEEP_LIMIT``);
-        returns their ids. Only those still scheduled and still stale: a worker may have
-        claimed some meanwhile."""
-        stale = self._stale(now)
-        with db.transaction(self.url) as connection:
-            if among is None:
-                among = list(connection.execute(
-                    sa.select(match_t.c.id).where(stale).order_by(match_t.c.sent_at).limit(SWEEP_LIMIT)
-                ).scalars())
-            if not among:
-                return []
-            return sorted(connection.execute(
-                match_t.update().where(match_t.c.id.in_(list(among)), stale)
-                .values(sent_at=now).returning(match_t.c.id)
-            ).scalars())
-
     def _release(self) -> None:
         """Give up the leadership and whatever the supervisor holds open."""
 
@@ -179,7 +157,8 @@ class BaseSupervisor:
         done: dict[str, int] = {}
         with db.transaction(self.url) as connection:
             gone = leases.gone_holders(connection, None, worker_name())
-            lapsed = leases.take_lapsed(connection, now, SWEEP_LIMIT, gone) if self.lease_seconds > 0 or gone else []
+            lapsed = (leases.take_lapsed(connection, now, SWEEP_LIMIT, gone, keep=leases.held_here())
+                      if self.lease_seconds > 0 or gone else [])
         orphans = self._orphans(now)
         resend = sorted(set(lapsed) | set(orphans))
         if resend:
@@ -296,9 +275,11 @@ class Supervisor(BaseSupervisor):
 
     def _orphans(self, now: Any) -> list[int]:
         """Scheduled matches sent over a lease ago with no task for them in the queue."""
+        cutoff = now - timedelta(seconds=max(self.lease_seconds, self.interval))
+        stale = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None) & (match_t.c.sent_at < cutoff)
         with db.read(self.url) as connection:
             candidates = list(connection.execute(
-                sa.select(match_t.c.id).where(self._stale(now)).order_by(match_t.c.sent_at).limit(SWEEP_LIMIT)
+                sa.select(match_t.c.id).where(stale).order_by(match_t.c.sent_at).limit(SWEEP_LIMIT)
             ).scalars())
         if not candidates:
             return []
@@ -306,7 +287,14 @@ class Supervisor(BaseSupervisor):
         queued = queued_match_ids(self.client, self.queues) | {
             int(m) for m in self.client.zrangebyscore(self.held_key, held_since, "+inf")}
         lost = [m for m in candidates if m not in queued]
-        return self._take_stale(now, lost) if lost else []
+        if not lost:
+            return []
+        with db.transaction(self.url) as connection:
+            # Only those still scheduled and still stale: a worker may have claimed some.
+            return sorted(connection.execute(
+                match_t.update().where(match_t.c.id.in_(lost), stale)
+                .values(sent_at=now).returning(match_t.c.id)
+            ).scalars())
 
     def _release(self) -> None:
         try:

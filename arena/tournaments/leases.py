@@ -4,10 +4,10 @@ Claiming a match (``play.claim_matches``) gives the worker a lease until ``now +
 ARENA_LEASE_SECONDS``; while the batch is played a ``LeaseKeeper`` renews it every third of
 that. A worker that dies, is killed by its time limit or loses its database stops renewing,
 and once the lease has lapsed the supervisor (``workers.supervisor``) sends the match again.
-Embedded (no broker) the same holds for the processes that play matches themselves, and a
-``QueueKeeper`` keeps ``sent_at`` fresh on the matches a process has yet to claim: its queue
-lives in its memory, so a stale ``sent_at`` tells the embedded supervisor that nobody is
-left to play them (``workers.embedded_supervisor``).
+Embedded (no broker) the same holds for the processes that play matches themselves; the
+matches a process has sent itself and not yet claimed wait in its memory, so it marks them
+sent by itself (``claimed_by`` on a ``scheduled`` row) and, once it exists no more, the
+embedded supervisor plays them (``take_abandoned``, ``workers.embedded_supervisor``).
 A second delivery of a match whose lease is live skips it, so a redelivered task never plays
 a match another worker is playing; exactly-once recording (``arena.store.results``) covers
 the rare race of a lease that lapsed under a slow worker that then records after all.
@@ -18,11 +18,12 @@ clocks must agree to well under a lease (NTP does).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
@@ -109,12 +110,16 @@ def hand_back(connection: Connection, match_ids: Sequence[int], worker: str, sta
     return changed
 
 
-def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequence[str] = ()) -> list[int]:
+def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequence[str] = (),
+                keep: Collection[int] = ()) -> list[int]:
     """Running matches whose lease lapsed before ``now``, or held by a process in ``gone``
     (see ``gone_holders``), put back to scheduled (marked sent now: the caller sends them);
-    returns their ids, at most ``limit``."""
+    returns their ids, at most ``limit``. Matches in ``keep`` (this process plays them,
+    ``held_here``) are left to it, even should their renewal have come late."""
     lapsed = (match_t.c.status == "running") & (
         (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(list(gone)))
+    if keep:
+        lapsed = lapsed & match_t.c.id.not_in(list(keep))
     ids = list(connection.execute(
         sa.select(match_t.c.id).where(lapsed).order_by(match_t.c.id).limit(limit)
     ).scalars())
@@ -129,18 +134,63 @@ def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequenc
     return sorted(taken)
 
 
-def refresh_sent(connection: Connection, match_ids: Sequence[int], now: datetime) -> list[int]:
-    """Mark those of ``match_ids`` still scheduled as sent ``now`` (a process still means to
-    play them); returns their ids."""
-    if not match_ids:
-        return []
-    return list(connection.execute(
-        match_t.update().where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "scheduled")
-        .values(sent_at=now).returning(match_t.c.id)
+# Embedded: the matches this process has sent itself and not finished with (its queue, in
+# memory), with how many of its dispatches hold each.
+_queued_lock = threading.Lock()
+_queued: dict[int, int] = {}
+
+
+@contextlib.contextmanager
+def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
+    """While in the block, ``match_ids`` wait in this process's own queue: the embedded
+    supervisor leaves the ones it sent alone (``take_abandoned``)."""
+    with _queued_lock:
+        for match_id in match_ids:
+            _queued[match_id] = _queued.get(match_id, 0) + 1
+    try:
+        yield
+    finally:
+        with _queued_lock:
+            for match_id in match_ids:
+                left = _queued.get(match_id, 0) - 1
+                if left > 0:
+                    _queued[match_id] = left
+                else:
+                    _queued.pop(match_id, None)
+
+
+def take_abandoned(connection: Connection, worker: str, now: datetime, limit: int) -> list[int]:
+    """Embedded: scheduled matches sent by a process of this machine that exists no more, or
+    by this very process (``worker``) and no longer in its queue (``queued_here``: the
+    dispatch that sent them ended before playing them), marked sent ``now`` (the caller
+    plays them); returns their ids, at most ``limit``. A sender on another machine is not
+    judged from here."""
+    host = worker.rsplit(":", 1)[0]
+    sent = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None)
+    senders = connection.execute(
+        sa.select(match_t.c.claimed_by).distinct().where(sent, match_t.c.claimed_by.like(f"{host}:%"))
+    ).scalars()
+    gone = [s for s in senders
+            if s != worker and s.rsplit(":", 1)[0] == host and not _alive(s.rsplit(":", 1)[1])]
+    ids = list(connection.execute(
+        sa.select(match_t.c.id).where(sent, match_t.c.claimed_by.in_([*gone, worker]))
+        .order_by(match_t.c.id)
     ).scalars())
+    with _queued_lock:
+        ids = [m for m in ids if m not in _queued][:limit]
+    if not ids:
+        return []
+    taken = connection.execute(
+        match_t.update().where(match_t.c.id.in_(ids), sent, match_t.c.claimed_by.in_([*gone, worker]))
+        .values(sent_at=now).returning(match_t.c.id)
+    ).scalars()
+    return sorted(taken)
 
 
-Key = tuple[str | None, str, float]  # (database url, worker, lease seconds)
+def held_here() -> set[int]:
+    """The matches this process plays under a lease (every ``LeaseKeeper`` of it)."""
+    with LeaseKeeper._lock:
+        return {m for held in LeaseKeeper._held.values() for m in held}
 
 
 class LeaseKeeper:
@@ -151,9 +201,8 @@ class LeaseKeeper:
     task failed to hand it back, so its leases lapse and the supervisor takes over."""
 
     _lock = threading.Lock()
-    _held: dict[Key, dict[int, int]] = {}  # key -> match id: holds
-    _threads: dict[Key, threading.Thread] = {}
-    _what = "lease renewal"
+    _held: dict[tuple[str | None, str, float], dict[int, int]] = {}  # (url, worker, seconds) -> id: holds
+    _threads: dict[tuple[str | None, str, float], threading.Thread] = {}
 
     def __init__(self, match_ids: Sequence[int], worker: str, seconds: float, url: str | None = None) -> None:
         self.match_ids = list(match_ids)
@@ -186,14 +235,7 @@ class LeaseKeeper:
                     held.pop(match_id, None)
 
     @classmethod
-    def _renew(cls, connection: Connection, match_ids: list[int], worker: str, seconds: float) -> Sequence[int] | None:
-        """Renew what this process holds of ``match_ids``; returns those still worth holding
-        (None: all of them)."""
-        renew(connection, match_ids, worker, seconds)
-        return None
-
-    @classmethod
-    def _renew_all(cls, key: Key) -> None:
+    def _renew_all(cls, key: tuple[str | None, str, float]) -> None:
         url, worker, seconds = key
         failing = False
         while True:
@@ -204,37 +246,13 @@ class LeaseKeeper:
                 continue
             started = time.thread_time()  # what healing costs, on /metrics
             try:
-                kept: set[int] | None = set()
                 with db.transaction(url) as connection:
                     for first in range(0, len(ids), 1000):  # bounded IN lists
-                        still = cls._renew(connection, ids[first : first + 1000], worker, seconds)
-                        kept = None if still is None or kept is None else kept | set(still)
-                if kept is not None:
-                    with cls._lock:
-                        held = cls._held.get(key, {})
-                        for match_id in set(ids) - kept:
-                            held.pop(match_id, None)
+                        renew(connection, ids[first : first + 1000], worker, seconds)
                 failing = False
             except Exception as error:  # an outage: the leases may lapse, the supervisor resends
                 if not failing:
-                    log.warning("%s of %d matches failed: %s", cls._what, len(ids), error)
+                    log.warning("lease renewal of %d matches failed: %s", len(ids), error)
                 failing = True
             finally:
                 metrics.HEALING_CPU.labels(part="leases").inc(time.thread_time() - started)
-
-
-class QueueKeeper(LeaseKeeper):
-    """Embedded, the matches a process has sent itself wait in its memory, where nobody else
-    can see them: while it holds them it keeps their ``sent_at`` fresh, every third of a
-    lease, so that a ``scheduled`` match sent more than a lease ago has nobody behind it
-    (its process was killed) and the embedded supervisor plays it. A match stops being held
-    once it is claimed (its lease covers it from then on)."""
-
-    _lock = threading.Lock()
-    _held: dict[Key, dict[int, int]] = {}
-    _threads: dict[Key, threading.Thread] = {}
-    _what = "keeping sent matches"
-
-    @classmethod
-    def _renew(cls, connection: Connection, match_ids: list[int], worker: str, seconds: float) -> Sequence[int] | None:
-        return refresh_sent(connection, match_ids, utcnow())
