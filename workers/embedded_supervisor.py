@@ -11,8 +11,8 @@ on Redis (``workers.supervisor``), every ``ARENA_SUPERVISOR_SECONDS`` and once a
    that exists no more (a server killed and started again), is played again here.
 2. **Sent, with nothing behind it.** A process marks the matches it sends itself with its
    name (``claimed_by`` on the ``scheduled`` row): one sent by a process of this machine
-   that exists no more, or by this server and no longer in its queue, is played here
-   (``leases.take_abandoned``).
+   that exists no more, or by this server in a dispatch that ended without playing it, is
+   played here (``leases.take_abandoned``).
 3. **Closing.** A running tournament with nothing left pending is closed.
 
 Matches are played again in this process, on threads of their own, exactly as the server
@@ -32,7 +32,6 @@ import threading
 from typing import Any
 
 from arena.config import settings
-from arena.store import db
 from arena.store.leader import StoreLeader
 from arena.tournaments import leases
 from arena.tournaments.play import worker_name
@@ -51,6 +50,7 @@ class EmbeddedSupervisor(BaseSupervisor):
                  name: str | None = None) -> None:
         super().__init__(interval, lease_seconds, url, name)
         self.leader = StoreLeader(url or settings().database_url)
+        leases.watch_abandoned()
 
     @classmethod
     def from_settings(cls, name: str | None = None) -> EmbeddedSupervisor | None:
@@ -65,8 +65,7 @@ class EmbeddedSupervisor(BaseSupervisor):
         return self.leader.lead()
 
     def _orphans(self, now: Any) -> list[int]:
-        with db.transaction(self.url) as connection:
-            return leases.take_abandoned(connection, worker_name(), now, SWEEP_LIMIT)
+        return leases.take_abandoned(self.url, worker_name(), now, SWEEP_LIMIT)
 
     def _resend(self, match_ids: list[int]) -> None:
         # On a thread of its own, as the server plays a tournament: the sweeps go on meanwhile.

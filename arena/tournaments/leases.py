@@ -135,9 +135,18 @@ def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequenc
 
 
 # Embedded: the matches this process has sent itself and not finished with (its queue, in
-# memory), with how many of its dispatches hold each.
+# memory), with how many of its dispatches hold each; and those whose dispatches all ended,
+# played or not, for the embedded supervisor to look at once (``take_abandoned``).
 _queued_lock = threading.Lock()
 _queued: dict[int, int] = {}
+_left: set[int] = set()
+_watched = threading.Event()  # set where an embedded supervisor runs: nobody else reads ``_left``
+
+
+def watch_abandoned() -> None:
+    """From now on, note the matches whose dispatches in this process end (``take_abandoned``
+    looks at them once)."""
+    _watched.set()
 
 
 @contextlib.contextmanager
@@ -157,34 +166,44 @@ def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
                     _queued[match_id] = left
                 else:
                     _queued.pop(match_id, None)
+                    if _watched.is_set():
+                        _left.add(match_id)
 
 
-def take_abandoned(connection: Connection, worker: str, now: datetime, limit: int) -> list[int]:
+def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> list[int]:
     """Embedded: scheduled matches sent by a process of this machine that exists no more, or
-    by this very process (``worker``) and no longer in its queue (``queued_here``: the
-    dispatch that sent them ended before playing them), marked sent ``now`` (the caller
-    plays them); returns their ids, at most ``limit``. A sender on another machine is not
-    judged from here."""
+    by this very process (``worker``) in a dispatch that ended before playing them, marked
+    sent ``now`` (the caller plays them); returns their ids, at most ``limit``. A sender on
+    another machine is not judged from here."""
     host = worker.rsplit(":", 1)[0]
     sent = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None)
-    senders = connection.execute(
-        sa.select(match_t.c.claimed_by).distinct().where(sent, match_t.c.claimed_by.like(f"{host}:%"))
-    ).scalars()
+    with db.read(url) as connection:  # no write lock while looking
+        senders = list(connection.execute(
+            sa.select(match_t.c.claimed_by).distinct().where(sent, match_t.c.claimed_by.like(f"{host}:%"))
+        ).scalars())
     gone = [s for s in senders
             if s != worker and s.rsplit(":", 1)[0] == host and not _alive(s.rsplit(":", 1)[1])]
-    ids = list(connection.execute(
-        sa.select(match_t.c.id).where(sent, match_t.c.claimed_by.in_([*gone, worker]))
-        .order_by(match_t.c.id)
-    ).scalars())
     with _queued_lock:
-        ids = [m for m in ids if m not in _queued][:limit]
-    if not ids:
+        mine = sorted(m for m in _left if m not in _queued)[:limit]
+    if not gone and not mine:
         return []
-    taken = connection.execute(
-        match_t.update().where(match_t.c.id.in_(ids), sent, match_t.c.claimed_by.in_([*gone, worker]))
-        .values(sent_at=now).returning(match_t.c.id)
-    ).scalars()
-    return sorted(taken)
+    taken: list[int] = []
+    with db.transaction(url) as connection:
+        if gone:
+            ids = connection.execute(
+                sa.select(match_t.c.id).where(sent, match_t.c.claimed_by.in_(gone)).order_by(match_t.c.id)
+                .limit(limit)).scalars()
+            taken += connection.execute(
+                match_t.update().where(match_t.c.id.in_(list(ids)), sent, match_t.c.claimed_by.in_(gone))
+                .values(sent_at=now).returning(match_t.c.id)).scalars()
+        for first in range(0, len(mine), 1000):  # bounded IN lists
+            chunk = mine[first : first + 1000]
+            taken += connection.execute(
+                match_t.update().where(match_t.c.id.in_(chunk), sent, match_t.c.claimed_by == worker)
+                .values(sent_at=now).returning(match_t.c.id)).scalars()
+    with _queued_lock:
+        _left.difference_update(mine)  # looked at: played, or taken now
+    return sorted(set(taken))
 
 
 def held_here() -> set[int]:

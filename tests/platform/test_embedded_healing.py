@@ -161,8 +161,8 @@ def test_a_killed_embedded_server_started_again_plays_what_it_left(served, tmp_p
 
 def test_a_killed_command_line_run_is_finished_by_the_server(served, tmp_path):
     """House bots only: ``arena tournament create --run`` killed mid-tournament leaves
-    matches running and scheduled; an embedded server on the same file plays them all, once
-    (the scheduled ones once their sender's ``sent_at`` has gone stale)."""
+    matches running and scheduled (sent by the dead command); an embedded server on the same
+    file plays them all as it starts, each once."""
     env, start, _ = served
     url = env["ARENA_DATABASE_URL"]
     cli = start("cli", ARENA, "tournament", "create", "--game", "durak", "--bots", "search,heuristic,random",
@@ -257,3 +257,42 @@ def test_a_match_played_again_is_recorded_once_when_its_old_holder_comes_back(db
         assert record_results(connection, [(spec.id, late)]) == []
     assert recorded(db_url) == before == (1, 1, 2)
     assert rows(db_url, tid)[0].claimed_by != "elsewhere:1"
+
+
+def test_sent_matches_are_played_again_only_when_their_sender_is_gone(db_url):
+    """Scheduled matches a process sent itself wait in its memory: the embedded supervisor
+    leaves those of a live process alone (a command line run still working), plays those of
+    a process gone from this machine, and those of its own server's dispatch that ended
+    without playing them."""
+    from arena.tournaments import create_tournament, leases, pending_match_ids
+    from arena.tournaments.play import worker_name
+    from workers.dispatch import mark_sent
+    from workers.embedded_supervisor import EmbeddedSupervisor
+
+    with db.transaction(db_url) as connection:
+        tid = create_tournament(connection, [GAME], ["random", "random-2", "random-3"], sizes=[2], seed=5)
+    with db.read(db_url) as connection:
+        ids = pending_match_ids(connection, tid)
+    host = socket.gethostname()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    healer = EmbeddedSupervisor(0.2, 2, url=db_url, name="healer")
+    try:
+        mark_sent(ids[0:2], db_url, holder=f"{host}:{alive.pid}")
+        mark_sent(ids[2:4], db_url, holder=f"{host}:{ended.pid}")
+        with leases.queued_here(ids[4:6]):
+            mark_sent(ids[4:6], db_url, holder=worker_name())
+            assert healer.sweep()["no_task"] == 2  # the gone sender's only
+        assert healer.sweep()["no_task"] == 2  # this server's dispatch ended: now its own
+        assert healer.sweep()["no_task"] == 0
+
+        def statuses():
+            return [row.status for row in rows(db_url, tid)]
+
+        wait_until(lambda: statuses()[2:] == ["done"] * 4, 60, what="the abandoned matches to be played")
+        assert statuses()[:2] == ["scheduled"] * 2
+    finally:
+        healer.stop()
+        alive.kill()
+        alive.wait()
