@@ -81,9 +81,8 @@ class ArenaSettings(BaseSettings):
         description="How long a worker's claim on a match holds without renewal (renewed every third of "
                     "it while the match is played). A running match whose lease lapsed, or a sent match "
                     "with no task in the queue for this long, is sent again by the supervisor. Embedded "
-                    "too: claims hold leases, and a process keeps the matches it has yet to play marked "
-                    "sent. `0` turns leases off (a redelivered task then plays a running match again; "
-                    "embedded, only matches of dead processes are healed).")
+                    "claims hold leases too. `0` turns leases off (a redelivered task then plays a "
+                    "running match again; embedded, only matches of dead processes are healed).")
     supervisor_seconds: float = Field(default=5.0, ge=0, le=3600,
         description="How often the supervisor in `arena worker` and `arena serve` sweeps for lost "
                     "matches (one leader at a time: through Redis, or embedded through a lock on the "
