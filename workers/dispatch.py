@@ -197,9 +197,9 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
             return
         except PlayerProcessLost:
             # What the dead process held is unfinished and claimable again (its holder is
-            # gone from this machine): a fresh pool plays what is left. A match that keeps killing its
-            # process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before finishing
-            # anything, again and again, is given up.
+            # gone from this machine): a fresh pool plays what is left. A match that keeps
+            # killing its process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before
+            # finishing anything, again and again, is given up.
             before = sum(map(len, work))
             work = batches(unfinished([m for batch in work for m in batch]), size)
             stalled = stalled + 1 if sum(map(len, work)) == before else 0

@@ -26,7 +26,6 @@ Redis) elect one through a lock the database's host releases when the leader die
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from typing import Any
@@ -70,12 +69,11 @@ class EmbeddedSupervisor(BaseSupervisor):
     def _resend(self, match_ids: list[int]) -> None:
         # On a thread of its own, as the server plays a tournament: the sweeps go on meanwhile.
         # In this process's queue from now on, so that the next sweep leaves them alone.
-        queued = leases.queued_here(match_ids)
-        queued.__enter__()
-        threading.Thread(target=self._play, args=(match_ids, queued), name=f"arena-heal-{match_ids[0]}",
+        leases.enqueue_here(match_ids)
+        threading.Thread(target=self._play, args=(match_ids,), name=f"arena-heal-{match_ids[0]}",
                          daemon=True).start()
 
-    def _play(self, match_ids: list[int], queued: contextlib.AbstractContextManager[None]) -> None:
+    def _play(self, match_ids: list[int]) -> None:
         from .dispatch import dispatch
 
         try:
@@ -86,7 +84,7 @@ class EmbeddedSupervisor(BaseSupervisor):
             log.warning("supervisor: matches %s not played here: %s", _brief(match_ids),
                         " ".join(str(error).split())[:300])
         finally:
-            queued.__exit__(None, None, None)
+            leases.dequeue_here(match_ids)
 
     def _release(self) -> None:
         self.leader.release()

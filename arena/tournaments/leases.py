@@ -149,25 +149,35 @@ def watch_abandoned() -> None:
     _watched.set()
 
 
-@contextlib.contextmanager
-def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
-    """While in the block, ``match_ids`` wait in this process's own queue: the embedded
-    supervisor leaves the ones it sent alone (``take_abandoned``)."""
+def enqueue_here(match_ids: Sequence[int]) -> None:
+    """``match_ids`` wait in this process's own queue from now on: the embedded supervisor
+    leaves the ones it sent alone (``take_abandoned``) until ``dequeue_here``."""
     with _queued_lock:
         for match_id in match_ids:
             _queued[match_id] = _queued.get(match_id, 0) + 1
+
+
+def dequeue_here(match_ids: Sequence[int]) -> None:
+    """``match_ids`` leave this process's queue (played or not)."""
+    with _queued_lock:
+        for match_id in match_ids:
+            left = _queued.get(match_id, 0) - 1
+            if left > 0:
+                _queued[match_id] = left
+            else:
+                _queued.pop(match_id, None)
+                if _watched.is_set():
+                    _left.add(match_id)
+
+
+@contextlib.contextmanager
+def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
+    """``match_ids`` in this process's own queue while in the block (``enqueue_here``)."""
+    enqueue_here(match_ids)
     try:
         yield
     finally:
-        with _queued_lock:
-            for match_id in match_ids:
-                left = _queued.get(match_id, 0) - 1
-                if left > 0:
-                    _queued[match_id] = left
-                else:
-                    _queued.pop(match_id, None)
-                    if _watched.is_set():
-                        _left.add(match_id)
+        dequeue_here(match_ids)
 
 
 def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> list[int]:
