@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import grpc
 import pytest
@@ -170,12 +169,14 @@ def test_a_killed_command_line_run_is_finished_by_the_server(served, tmp_path):
                 extra={"ARENA_BATCH_SIZE": "1"})
 
     def some_done_some_running():
-        with db.read(url) as connection:
-            statuses = [s for s in connection.execute(sa.select(match_t.c.status)).scalars()]
-        return "done" in statuses and "running" in statuses and "scheduled" in statuses
+        try:
+            with db.read(url) as connection:
+                statuses = set(connection.execute(sa.select(match_t.c.status)).scalars())
+        except db.SchemaNotReady:  # the command is still making the store
+            return False
+        return {"done", "running", "scheduled"} <= statuses
 
-    wait_until(lambda: Path(url.split("///", 1)[1]).exists() and some_done_some_running(), 90, poll=0.05,
-               what="the run to be half-way")
+    wait_until(some_done_some_running, 90, poll=0.05, what="the run to be half-way")
     kill(cli)
     with db.read(url) as connection:
         tid = connection.execute(sa.select(sa.func.max(tournament_t.c.id))).scalar_one()
