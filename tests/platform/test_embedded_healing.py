@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from arena.store import db
-from arena.store.models import Match, RatingHistory, Result, Tournament
+from arena.store.models import Match, MatchSeat, RatingHistory, Result, Tournament
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .conftest import ROOT, free_port, wait_until
@@ -128,10 +128,10 @@ def test_a_killed_embedded_server_started_again_plays_what_it_left(served, tmp_p
     tid = int(ref.tournament_id)
     channel.close()
 
+    with db.read(url) as connection:
+        bot_id = connection.execute(sa.text("select id from bot where name = 'sdk-slow'")).scalar_one()
+
     def bot_match_running():
-        bot_id = None
-        with db.read(url) as connection:
-            bot_id = connection.execute(sa.text("select id from bot where name = 'sdk-slow'")).scalar_one()
         return [row for row in rows(url, tid) if row.status == "running" and bot_id in row.seating]
 
     running = wait_until(bot_match_running, 60, poll=0.05, what="a match of the bot being played")
@@ -156,6 +156,11 @@ def test_a_killed_embedded_server_started_again_plays_what_it_left(served, tmp_p
     log = (tmp_path / "serve2.log").read_text()
     assert "sent again (lease_lapsed)" in log, log[-3000:]
     assert (tmp_path / "bot.log").read_text().count("connected as") >= 2  # it came back to the new server
+    with db.read(url) as connection:
+        seats = connection.execute(sa.select(MatchSeat.__table__).where(
+            MatchSeat.__table__.c.match_id.in_([row.id for row in running]),
+            MatchSeat.__table__.c.bot_id == bot_id)).all()
+    assert len(seats) == len(running) and not any(seat.forfeited for seat in seats)  # played, not forfeited
 
 
 def test_a_killed_command_line_run_is_finished_by_the_server(served, tmp_path):
