@@ -102,11 +102,14 @@ class ArenaSettings(BaseSettings):
     lease_seconds: float = Field(default=20.0, ge=0, le=3600,
         description="How long a worker's claim on a match holds without renewal (renewed every third of "
                     "it while the match is played). A running match whose lease lapsed, or a sent match "
-                    "with no task in the queue for this long, is sent again by the supervisor. `0` "
-                    "turns leases off (a redelivered task then plays a running match again).")
+                    "with no task in the queue for this long, is sent again by the supervisor. Embedded "
+                    "claims hold leases too. `0` turns leases off (a redelivered task then plays a "
+                    "running match again; embedded, only matches of dead processes are healed).")
     supervisor_seconds: float = Field(default=5.0, ge=0, le=3600,
         description="How often the supervisor in `arena worker` and `arena serve` sweeps for lost "
-                    "matches (one leader at a time, through Redis); `0` = this process runs none.")
+                    "matches (one leader at a time: through Redis, or embedded through a lock on the "
+                    "store); embedded, `arena serve` also sweeps once at start-up. `0` = this process "
+                    "runs none.")
     max_attempts: int = Field(default=5, ge=1, le=1000,
         description="Deliveries of one match before it is marked `failed` (a match that kills its "
                     "worker).")

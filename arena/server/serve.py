@@ -7,6 +7,7 @@ import asyncio
 import logging
 import os
 import signal
+from typing import Any
 
 from prometheus_client import start_http_server
 
@@ -64,16 +65,21 @@ async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
     await running.stop(settings.grace_seconds)
 
 
-def start_supervisor():  # -> workers.supervisor.Supervisor | None
-    """With Redis, ``arena serve`` also runs a supervisor (``workers.supervisor``): a
-    tournament heals even while every worker is down and being replaced."""
+def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
+    """``arena serve`` runs a supervisor: with Redis ``workers.supervisor``'s, so a tournament
+    heals even while every worker is down and being replaced; embedded
+    ``workers.embedded_supervisor``'s, which plays again, here, what a killed server (or
+    command) left unfinished in the store."""
     from arena.config import settings
 
     if settings().embedded:
-        return None
-    from workers.supervisor import Supervisor
+        from workers.embedded_supervisor import EmbeddedSupervisor
 
-    supervisor = Supervisor.from_settings()
+        supervisor: Any = EmbeddedSupervisor.from_settings()
+    else:
+        from workers.supervisor import Supervisor
+
+        supervisor = Supervisor.from_settings()
     return supervisor.start() if supervisor is not None else None
 
 
