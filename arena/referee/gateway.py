@@ -25,7 +25,9 @@ stream until the bot's Move arrives on it. The gateway puts that time on the mov
 (``latency_ms``), and when a turn's time (move time plus bank, as the turn says) runs out on
 the stream first, it posts a time-out for the bot itself; the runner charges these, not its own
 wall clock, so a stall of the runner, the mailbox or this loop before the turn went out is
-never the bot's. A turn sent again on a new stream keeps its first deadline.
+never the bot's; nor is a stall of this loop while the turn is out (``stalls.StallWatch``),
+which would otherwise delay reading a move that arrived in time. A turn sent again on a new
+stream keeps its first deadline.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from arena.v1 import gateway_pb2, gateway_pb2_grpc
 from . import gateway_metrics as metrics
 from . import wire
 from .mailbox import Mailbox
+from .stalls import StallWatch
 
 log = logging.getLogger("arena.gateway")
 
@@ -58,10 +61,12 @@ DECIDED_MEMORY = 4096  # turns remembered per stream to tell a late answer from 
 
 @dataclass
 class TurnClock:
-    """A turn out on a stream: when it was written, and the timer that answers for the bot
-    when its time runs out. ``resent``: the turn was out before, on an earlier stream."""
+    """A turn out on a stream: when it was written, the seconds it had from then, and the
+    timer that answers for the bot when they are up. ``resent``: the turn was out before, on
+    an earlier stream."""
 
     written: float  # time.monotonic()
+    allowed: float
     resent: bool
     timer: asyncio.TimerHandle
 
@@ -133,6 +138,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.ping_every = ping_every
         self.limiter = limiter  # failed attempts per peer (``arena.server.access.AttemptLimiter``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
+        self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
 
     async def Connect(self, request_iterator: Any, context: Any) -> Any:
         token = bearer_token(context.invocation_metadata())
@@ -156,6 +162,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if first.WhichOneof("body") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
 
+        self.stalls.start()
         stream = _Stream(identity, first.hello, self.max_matches_per_bot,
                          hashlib.sha256((token or "").encode()).hexdigest())
         self.streams[stream.connection] = stream
@@ -249,7 +256,11 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         allowed, first_sent = limit
         left = allowed if first_sent is None else max(0.0, allowed - (time.time() - first_sent))
         timer = asyncio.get_running_loop().call_later(left, self._time_out, stream, key)
-        stream.clocks[key] = TurnClock(time.monotonic(), first_sent is not None, timer)
+        stream.clocks[key] = TurnClock(time.monotonic(), left, first_sent is not None, timer)
+
+    def _bot_time(self, clock: TurnClock, now: float) -> float:
+        """Seconds the turn has been the bot's: out on its stream, less this loop's stalls."""
+        return max(0.0, now - clock.written - self.stalls.stalled(clock.written, now))
 
     def _stop_clock(self, stream: _Stream, key: tuple[str, int]) -> TurnClock | None:
         stream.limits.pop(key, None)
@@ -261,13 +272,19 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
     def _time_out(self, stream: _Stream, key: tuple[str, int]) -> None:
         """The turn's time ran out on the stream before the bot answered: the turn is decided
         for the bot (a move still coming is LATE) and the runner is told so."""
-        clock = stream.clocks.pop(key, None)
+        clock = stream.clocks.get(key)
         if clock is None or key not in stream.outstanding or key in stream.answered:
+            stream.clocks.pop(key, None)
             return
+        took = self._bot_time(clock, time.monotonic())
+        if took < clock.allowed:  # this loop was stalled meanwhile: the bot keeps that time
+            clock.timer = asyncio.get_running_loop().call_later(clock.allowed - took, self._time_out, stream, key)
+            return
+        del stream.clocks[key]
         stream.remember(stream.decided, key)
         stream.outstanding.pop(key)
-        took = (time.monotonic() - clock.written) * 1000
-        task = asyncio.ensure_future(self.mailbox.post_move(key[0], key[1], wire.timed_out(took, clock.resent)))
+        task = asyncio.ensure_future(self.mailbox.post_move(key[0], key[1],
+                                                            wire.timed_out(took * 1000, clock.resent)))
         stream.posting.add(task)
         task.add_done_callback(stream.posting.discard)
 
@@ -308,7 +325,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if key in stream.outstanding and key not in stream.answered:
             stream.remember(stream.answered, key)
             clock = self._stop_clock(stream, key)
-            took = None if clock is None else (arrived - clock.written) * 1000
+            took = None if clock is None else self._bot_time(clock, arrived) * 1000
             await self.mailbox.post_move(move.match_id, move.turn_id,
                                          wire.to_mailbox_move(move, took, clock is not None and clock.resent))
             return

@@ -3,14 +3,16 @@ moment the gateway wrote it to the bot's stream until the bot's move arrived the
 
 A real gateway, a real SDK bot process and the real match runner meet through the in-process
 mailbox, into which stalls are injected on purpose, each longer than a whole turn's time
-(move clock and bank together): the server holds a turn before the gateway writes it out, and
-the runner reads a bot's answer late. A bot that answers at once gets no strike and spends no
+(move clock and bank together): the server holds a turn before the gateway writes it out, the
+runner reads a bot's answer late, or the gateway's own loop is blocked while the turn is out. A bot that answers at once gets no strike and spends no
 bank through them; a bot that really sleeps past its clock is still timed out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,15 +33,17 @@ CLOCK = Clock(move=0.5, bank=0.2, strikes=3)
 STALL = 1.0  # seconds: more than a whole turn's time (move clock and bank)
 HELD = (0, 2, 4)  # the bot's turns the server holds STALL seconds before the gateway writes them
 READ_LATE = (1, 3, 5)  # the bot's turns whose answer the runner reads STALL seconds late
+BLOCK_AFTER = 0.05  # seconds after picking a turn up that the gateway's loop is blocked (``blocked``)
 
 
 class StalledMailbox(LocalMailbox):
     """The in-process mailbox, stalled on purpose on the server's side of the bot's first
     turns; it keeps every move the gateway posted (with the time it measured) by turn id."""
 
-    def __init__(self, held: tuple[int, ...] = HELD, read_late: tuple[int, ...] = READ_LATE) -> None:
+    def __init__(self, held: tuple[int, ...] = HELD, read_late: tuple[int, ...] = READ_LATE,
+                 blocked: tuple[int, ...] = ()) -> None:
         super().__init__()
-        self.held, self.read_late = held, read_late
+        self.held, self.read_late, self.blocked = held, read_late, blocked
         self.collected = 0  # turns the gateway has picked up
         self.asked: list[int] = []  # turn ids in the order the runner asked them
         self.posted: dict[int, dict[str, Any]] = {}
@@ -55,6 +59,9 @@ class StalledMailbox(LocalMailbox):
             self.collected += 1
             if self.collected - 1 in self.held:  # the gateway has it, and has not written it yet
                 await self._stall()
+            if self.collected - 1 in self.blocked:  # the whole gateway stops while the turn is out
+                self.stalls += 1
+                asyncio.get_running_loop().call_later(BLOCK_AFTER, time.sleep, STALL)
         return message, held
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
@@ -116,7 +123,7 @@ def test_a_quick_bot_is_never_charged_for_a_stalled_server(
     # and it is what the bot is told its move cost (last_move_latency_ms, MoveResult.latency_ms).
     for decision in mine:
         assert decision.ms == pytest.approx(mailbox.posted[decision.turn]["latency_ms"], abs=0.01)
-    for before, after in zip(turns, turns[1:]):
+    for before, after in itertools.pairwise(turns):
         assert after["last_latency_ms"] == int(mailbox.posted[before["turn"]]["latency_ms"])
 
 
@@ -154,3 +161,39 @@ def test_a_server_slower_than_the_allowance_still_strikes_nobody(
     assert [d.code for d in mine[:3]] == ["timeout"] * 3  # decided without the bot's answer ...
     assert result.strikes[0] == 0 and not result.forfeited[0]  # ... and held against nobody
     assert {d.code for d in mine[3:]} == {"ok"}
+
+
+@pytest.mark.parametrize("stalled_gateway", [((), (), (0, 2, 4))], indirect=True)
+def test_a_stall_of_the_gateways_own_loop_is_not_charged_either(
+        stalled_gateway: tuple[ServerThread, StalledMailbox]) -> None:
+    """The gateway's loop is blocked for a second while the bot thinks (a fifth of a second):
+    its move waits unread on the socket, yet it is charged only its own time."""
+    server, mailbox = stalled_gateway
+    bot = start_bot("tests.referee.clock_bot", server.address, "tok-alice", "steady")
+    try:
+        wait_online(mailbox, "1")
+        result = play(mailbox)
+    finally:
+        events = finish(bot)
+    mine = [d for d in result.decisions if d.seat == 0]
+    assert [d.code for d in mine] == ["ok"] * len(mine)
+    assert result.strikes[0] == 0 and not result.forfeited[0]
+    assert mailbox.stalls == 3 and len(mine) > 5
+    turns = bot_turns(events)
+    assert [t["bank_ms"] for t in turns] == [int(CLOCK.bank * 1000)] * len(turns), "no bank spent"
+
+
+def test_the_stall_watch_credits_only_what_overlaps_a_turn() -> None:
+    from arena.referee.stalls import StallWatch
+
+    watch = StallWatch(tick=0.05, threshold=0.05)
+    watch.last = 10.0
+    watch.woke(10.05)  # on time: no stall
+    watch.woke(11.10)  # due at 10.10, woke a second late: stalled 10.10-11.10
+    assert list(watch.spans) == [(pytest.approx(10.10), 11.10)]
+    assert watch.stalled(10.0, 10.5) == pytest.approx(0.40)  # the part inside the turn
+    watch.woke(11.15)
+    watch.woke(11.20)
+    assert watch.stalled(11.12, 11.2) == 0.0  # a turn after it
+    # A stall going on when the move is read: the watcher, due at 11.25, has not woken yet.
+    assert watch.stalled(11.22, 12.0) == pytest.approx(12.0 - 11.25)
