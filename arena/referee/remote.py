@@ -141,18 +141,24 @@ class RemotePlayer:
             await self._check_presence()
             await asyncio.sleep(POLL)
 
-    async def _check_presence(self) -> None:
+    async def _check_presence(self) -> bool:
+        """True while the bot has a live stream; False while it is away within its grace."""
         if await self.mailbox.revoked(self.bot_id):
             raise Forfeited(f"bot {self.bot_id} was revoked")
         since = await self.mailbox.offline_since(self.bot_id)
         # A bot that has not come yet gets its grace from the start of the match.
         if since is not None and time.time() - max(since, self._created) > self.grace:
             raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
+        return since is None
 
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
-        """The move, once the first wait (``Mailbox.ask``) has passed without it."""
+        """The move, once the first wait (``Mailbox.ask``) has passed without it. While the bot
+        has no stream, no gateway times its turn: the runner's clock does, and the turn times
+        out when the bot's time is up on it."""
+        allowed = turn.move_time + turn.time_bank
         while True:
-            await self._check_presence()
+            if not await self._check_presence() and time.monotonic() - self._sent > allowed:
+                return {"timeout": True}
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
             if move is not None:
                 return move

@@ -197,3 +197,20 @@ def test_the_stall_watch_credits_only_what_overlaps_a_turn() -> None:
     assert watch.stalled(11.12, 11.2) == 0.0  # a turn after it
     # A stall going on when the move is read: the watcher, due at 11.25, has not woken yet.
     assert watch.stalled(11.22, 12.0) == pytest.approx(12.0 - 11.25)
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_gone_mid_turn_is_timed_by_the_runner_without_waiting_for_the_allowance(
+        stalled_gateway: tuple[ServerThread, StalledMailbox]) -> None:
+    """No gateway times the turn of a bot without a stream: the runner's clock does, so a bot
+    that died is struck when its time is up there, not a (here huge) allowance later, and
+    forfeits after three strikes, within its grace period."""
+    server, mailbox = stalled_gateway
+    mailbox.held = mailbox.read_late = ()
+    bot = start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "die_after_3")
+    wait_online(mailbox, "1")
+    result = play(mailbox, allowance=600.0)
+    bot.wait(10)
+    codes = [d.code for d in result.decisions if d.seat == 0]
+    assert codes[:5] == ["ok", "ok", "timeout", "timeout", "timeout"], codes
+    assert result.forfeited[0] and result.strikes[0] == 3
