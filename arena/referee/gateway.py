@@ -202,6 +202,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             for clock in stream.clocks.values():  # a new stream times them from here on
                 clock.timer.cancel()
             self.streams.pop(stream.connection, None)
+            if not self.streams:
+                self.stalls.stop()
             await self.mailbox.release(identity.bot_id, stream.connection)
             metrics.CONNECTED.dec()
             log.info("bot %s disconnected", identity.name)

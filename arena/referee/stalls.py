@@ -37,6 +37,12 @@ class StallWatch:
             self.last = time.monotonic()
             self._task = asyncio.get_running_loop().create_task(self._watch(), name="arena-stall-watch")
 
+    def stop(self) -> None:
+        """Stop watching (nothing is timed on this loop any more)."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self.tick)
