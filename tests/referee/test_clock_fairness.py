@@ -4,8 +4,9 @@ moment the gateway wrote it to the bot's stream until the bot's move arrived the
 A real gateway, a real SDK bot process and the real match runner meet through the in-process
 mailbox, into which stalls are injected on purpose, each longer than a whole turn's time
 (move clock and bank together): the server holds a turn before the gateway writes it out, the
-runner reads a bot's answer late, or the gateway's own loop is blocked while the turn is out. A bot that answers at once gets no strike and spends no
-bank through them; a bot that really sleeps past its clock is still timed out.
+runner reads a bot's answer late, or the gateway's own loop is blocked while the turn is out.
+A bot that answers in time gets no strike and spends no bank through them; a bot that really
+sleeps past its clock is still timed out.
 """
 
 from __future__ import annotations
