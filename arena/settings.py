@@ -155,6 +155,12 @@ class ArenaSettings(BaseSettings):
         description="Matches one bot plays at once (it may ask for fewer in its Hello).")
     grace_seconds: float = Field(default=30.0, ge=0,
         description="How long a disconnected bot may stay away before it forfeits.")
+    # An external bot's time is measured by the gateway; the runner's own deadline is a safety
+    # net this much later, for the turn's trips through the mailbox and a stalled server.
+    clock_allowance: float = Field(default=5.0, gt=0, le=600,
+        description="Seconds a match runner waits past an external bot's move time and bank for the "
+                    "gateway's word on a turn. When none comes while the bot is connected, the server "
+                    "was slow: the turn gets a random legal action with no strike and no bank spent.")
     mailbox_prefix: str = Field(default="arena:mb:", min_length=1,
         description="Redis key prefix of the bot mailbox (several arenas on one Redis).")
     gateway_metrics_port: int = Field(default=9809, ge=0, le=65535,
