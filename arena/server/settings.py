@@ -23,6 +23,11 @@ class ServerSettings:
     grace_seconds: float = 5.0
     registration: str = "auto"
     auth_failures_per_minute: int = 20
+    # What one bot may ask of the others with Arena.Challenge (see arena.settings).
+    challenge_move_seconds: float = 10.0
+    challenge_bank_seconds: float = 60.0
+    challenges_per_minute: int = 10
+    challenges_at_once: int = 8
 
     @property
     def loopback(self) -> bool:
@@ -52,6 +57,10 @@ class ServerSettings:
             max_matches_per_bot=model.max_matches_per_bot,
             registration=model.registration,
             auth_failures_per_minute=model.auth_failures_per_minute,
+            challenge_move_seconds=model.challenge_move_seconds,
+            challenge_bank_seconds=model.challenge_bank_seconds,
+            challenges_per_minute=model.challenges_per_minute,
+            challenges_at_once=model.challenges_at_once,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:
