@@ -28,12 +28,6 @@ ADMIN = (("authorization", "Bearer admin-secret"),)
 
 
 @pytest.fixture
-def server_settings() -> ServerSettings:
-    """The settings ``server`` runs with (a test module may override this fixture)."""
-    return ServerSettings(address="127.0.0.1:0", admin_token="admin-secret")
-
-
-@pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_settings: ServerSettings) -> Iterator[BackgroundServer]:
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
