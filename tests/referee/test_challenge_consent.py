@@ -228,3 +228,55 @@ def test_a_challenge_never_delays_the_seated_bots_rated_matches(
         seat = list(summary.players).index("bob")
         assert summary.status == "done" and detail.decisions
         assert {d.code for d in detail.decisions if d.seat == seat} == {"ok"}, "bob played every move himself"
+
+
+def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
+        shared_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `arena serve` on one Redis and one store: Bob connects to the first, Alice asks the
+    second. The policy is read from beside Bob's presence in Redis, and Alice's challenges
+    are counted there too, whichever server she asks."""
+    import threading
+    import uuid
+
+    from arena.referee import external
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
+    monkeypatch.setenv("ARENA_REDIS_URL", shared_redis)
+    monkeypatch.setenv("ARENA_MAILBOX_PREFIX", f"test:{uuid.uuid4().hex}:")
+    monkeypatch.setenv("ARENA_GRACE_SECONDS", "1.5")
+    external.forget()
+    servers = [BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret",
+                                               challenges_at_once=20)) for _ in range(2)]
+    bob = None
+    try:
+        with grpc.insecure_channel(servers[0].address) as first, grpc.insecure_channel(servers[1].address) as second:
+            near, far = arena_pb2_grpc.ArenaStub(first), arena_pb2_grpc.ArenaStub(second)
+            alice, bob_token = register(near, "alice"), register(near, "bob")
+            bob = start_bot("bots.random_bot", servers[0].address, bob_token, "--accept-challenges",
+                            "--challenge-games", GAME, "--max-challenges", "5")
+            wait_connected(bob_token)
+
+            def ask(stub: arena_pb2_grpc.ArenaStub, game: str, *players: str) -> arena_pb2.MatchRef:
+                return stub.Challenge(arena_pb2.ChallengeRequest(game=game, players=list(players)),
+                                      metadata=bearer(alice))
+
+            declined = refusal(ask, far, OTHER_GAME, "alice", "bob")
+            assert declined.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert declined.details() == f"bot bob does not accept challenges for {OTHER_GAME}"
+            accepted = [ask(far, GAME, "alice", "bob")]
+            accepted += [ask(stub, GAME, "alice", "house:random") for stub in (near, far) for _ in range(4)]
+            # Alice's tenth of the minute: the refused one counted too, on the far server.
+            burst = refusal(ask, near, GAME, "alice", "house:random")
+            assert burst.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, burst.details()
+            assert "try again in" in burst.details()
+            assert len(accepted) == 9 and challenge_rows() == 9
+    finally:
+        if bob is not None:
+            stop(bob)
+        for server in servers:
+            server.stop()
+        for thread in threading.enumerate():
+            if thread.name.startswith("challenge-"):
+                thread.join(60)
+        external.forget()
+        db.dispose_all()
