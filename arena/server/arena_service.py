@@ -28,7 +28,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
-from .per_minute import PerMinute
+from .per_minute import PerMinute, Unavailable
 from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
@@ -193,7 +193,10 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             if bot.name not in request.players:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     f"a challenge must seat the calling bot ({bot.name})")
-            wait = await asyncio.to_thread(self.challenge_rate.retry_after, bot.bot_id)
+            try:
+                wait = await asyncio.to_thread(self.challenge_rate.retry_after, bot.bot_id)
+            except Unavailable as error:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
             if wait is not None:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"at most {self.settings.challenges_per_minute} challenges a minute: "

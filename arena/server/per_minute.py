@@ -10,6 +10,11 @@ from __future__ import annotations
 import time
 
 from limits import RateLimitItemPerMinute, storage, strategies
+from limits.errors import StorageError
+
+
+class Unavailable(Exception):
+    """The count could not be read (its Redis is out of reach)."""
 
 
 class PerMinute:
@@ -19,14 +24,18 @@ class PerMinute:
     def __init__(self, per_minute: int, redis_url: str | None = None, prefix: str = "arena:") -> None:
         self.per_minute = per_minute
         self.item = RateLimitItemPerMinute(max(1, per_minute))
-        store = (storage.RedisStorage(redis_url, key_prefix=f"{prefix}rate") if redis_url
+        store = (storage.RedisStorage(redis_url, key_prefix=f"{prefix}rate", wrap_exceptions=True) if redis_url
                  else storage.MemoryStorage())
         self.limiter = strategies.MovingWindowRateLimiter(store)
 
     def retry_after(self, key: str) -> float | None:
         """Count one event for ``key`` and return None; or, past the limit, count nothing and
-        return the seconds until the oldest event of the window leaves it."""
-        if self.per_minute <= 0 or self.limiter.hit(self.item, key):
-            return None
-        reset, _ = self.limiter.get_window_stats(self.item, key)
+        return the seconds until the oldest event of the window leaves it. Redis out of reach
+        is ``Unavailable``."""
+        try:
+            if self.per_minute <= 0 or self.limiter.hit(self.item, key):
+                return None
+            reset, _ = self.limiter.get_window_stats(self.item, key)
+        except StorageError as error:
+            raise Unavailable(f"the rate limit's Redis did not answer: {error.storage_error}") from None
         return max(0.0, reset - time.time())

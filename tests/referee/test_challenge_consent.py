@@ -280,3 +280,18 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
                 thread.join(60)
         external.forget()
         db.dispose_all()
+
+
+def test_a_policy_too_large_to_keep_ends_the_stream(arena: arena_pb2_grpc.ArenaStub,  # noqa: F811
+                                                     server: BackgroundServer) -> None:  # noqa: F811
+    """The policy is read on every challenge that names the bot: it stays small."""
+    from arena.v1 import gateway_pb2, gateway_pb2_grpc
+
+    token = register(arena, "chatty")
+    policy = gateway_pb2.ChallengePolicy(accept=True, from_bots=[f"bot-{n}" for n in range(1001)])
+    hello = gateway_pb2.BotMessage(hello=gateway_pb2.Hello(client="tests", challenges=policy))
+    with grpc.insecure_channel(server.address) as channel:
+        stream = gateway_pb2_grpc.BotGatewayStub(channel).Connect(iter([hello]), metadata=bearer(token), timeout=30)
+        error = refusal(list, stream)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.details() == "challenges.from_bots: at most 1000 names of at most 200 characters"
