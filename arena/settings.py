@@ -134,8 +134,9 @@ class ArenaSettings(BaseSettings):
         description="Largest time bank a bot may set on its challenge (`time_bank_ms`); larger is "
                     "`INVALID_ARGUMENT`.")
     challenges_per_minute: int = Field(default=10, ge=0, le=10_000,
-        description="Challenges one bot may ask for in any minute; past it `RESOURCE_EXHAUSTED` says when "
-                    "to try again. Shared by every server through `ARENA_REDIS_URL`. `0` = no limit.")
+        description="Challenges one bot may ask for in any minute, refused ones included; past it "
+                    "`RESOURCE_EXHAUSTED` says when to try again. Counted in `ARENA_REDIS_URL`'s Redis when set, "
+                    "so every server shares it. `0` = no limit.")
     challenges_at_once: int = Field(default=8, ge=1, le=10_000,
         description="Unfinished challenges one bot may be seated in, asked or accepted (a bot's "
                     "`max_at_once` may ask for fewer of the latter); past it `RESOURCE_EXHAUSTED`.")
