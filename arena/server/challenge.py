@@ -132,7 +132,8 @@ def record(plan: Plan, seed: int | None, at_once: dict[int, int] | None = None) 
     with _recording, db.transaction() as connection:
         if at_once:
             # Locks the bots' rows until the commit on PostgreSQL (SQLite has one writer anyway).
-            connection.execute(sa.select(bot_t.c.id).where(bot_t.c.id.in_(list(at_once))).with_for_update())
+            connection.execute(sa.select(bot_t.c.id).where(bot_t.c.id.in_(list(at_once))).order_by(bot_t.c.id)
+                               .with_for_update())
             counts = open_challenges(connection, list(at_once))
             for seat in plan.seats:
                 most = at_once.get(seat.bot_id)
