@@ -153,6 +153,21 @@ class ArenaSettings(BaseSettings):
         description="Concurrent streams per client connection.")
     max_matches_per_bot: int = Field(default=8, ge=1, le=10_000,
         description="Matches one bot plays at once (it may ask for fewer in its Hello).")
+    # Challenges (``arena.server.challenge``): what one bot may ask of the others. The admin's
+    # challenges are bound by the tournament limits only.
+    challenge_move_seconds: float = Field(default=10.0, ge=0.01, le=600,
+        description="Longest move clock a bot may set on its challenge (`move_deadline_ms`); longer is "
+                    "`INVALID_ARGUMENT`.")
+    challenge_bank_seconds: float = Field(default=60.0, ge=0, le=3600,
+        description="Largest time bank a bot may set on its challenge (`time_bank_ms`); larger is "
+                    "`INVALID_ARGUMENT`.")
+    challenges_per_minute: int = Field(default=10, ge=0, le=10_000,
+        description="Challenges one bot may ask for in any minute, refused ones included; past it "
+                    "`RESOURCE_EXHAUSTED` says when to try again. Counted in `ARENA_REDIS_URL`'s Redis when set, "
+                    "so every server shares it. `0` = no limit.")
+    challenges_at_once: int = Field(default=8, ge=1, le=10_000,
+        description="Unfinished challenges one bot may be seated in, asked or accepted (a bot's "
+                    "`max_at_once` may ask for fewer of the latter); past it `RESOURCE_EXHAUSTED`.")
     grace_seconds: float = Field(default=30.0, ge=0,
         description="How long a disconnected bot may stay away before it forfeits.")
     # An external bot's time is measured by the gateway; the runner's own deadline is a safety

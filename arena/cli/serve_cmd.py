@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
+    challenge.add_argument("--move-time", type=float, default=2.0,
+                           help="seconds per decision (default 2; a bot's challenge: at most "
+                                "ARENA_CHALLENGE_MOVE_SECONDS on the server, 10 unless set)")
+    challenge.add_argument("--time-bank", type=float, default=30.0,
+                           help="overage seconds per seat (default 30; a bot's challenge: at most "
+                                "ARENA_CHALLENGE_BANK_SECONDS on the server, 60 unless set)")
     challenge.add_argument("--ca", type=Path, metavar="FILE",
                            help="connect with TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
     challenge.add_argument("--tls", action="store_true", default=None,
@@ -166,7 +172,9 @@ def run_challenge(args: argparse.Namespace) -> int:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
-                                                             options_json=json.dumps(options), seed=args.seed),
+                                                             options_json=json.dumps(options), seed=args.seed,
+                                                             move_deadline_ms=milliseconds(args.move_time),
+                                                             time_bank_ms=milliseconds(args.time_bank)),
                                  metadata=(("authorization", f"Bearer {token}"),), timeout=60)
         except grpc.RpcError as error:
             raise ValueError(f"{address}: {error.details()}") from None
@@ -184,6 +192,13 @@ def run_challenge(args: argparse.Namespace) -> int:
     else:
         print_challenge(result)
     return 0 if result["status"] == "done" else 1
+
+
+def milliseconds(seconds: float) -> int:
+    """A clock for the request, in range for its ``uint32`` (the server checks the rest)."""
+    if not 0 <= seconds <= 4_000_000:
+        raise ValueError(f"a clock of {seconds:g} s is out of range")
+    return round(seconds * 1000)
 
 
 def challenge_result(detail) -> dict:

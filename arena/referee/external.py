@@ -81,7 +81,8 @@ def external_player(spec: Any, seat: int) -> RemotePlayer:
         num_players=len(spec.bots), players=[b["name"] for b in spec.bots],
         move_deadline_ms=int(spec.clock.move * 1000), time_bank_ms=int(spec.clock.bank * 1000),
         tournament_id=str(spec.tournament_id or ""))
-    return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds(), server_allowance=clock_allowance())
+    return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds(), server_allowance=clock_allowance(),
+                        challenge=spec.tournament_id is None)  # only challenges stand alone
 
 
 def wait_connected(bot_ids: list[int], timeout: float) -> bool:

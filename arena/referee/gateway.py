@@ -15,6 +15,8 @@ Policies, each with a test:
 - a move for a turn the bot was never sent, or for another bot's seat, is REJECTED; an answer
   to a turn already answered is REJECTED as a replay (before or after its result); an answer
   to a turn the referee decided without one (time out) is LATE; neither is ever applied;
+- a Hello's challenge policy is published beside the bot's presence for ``Arena.Challenge``
+  (``consent``); one too large to keep ends the call with INVALID_ARGUMENT;
 - a move with neither action nor index is MALFORMED: the runner applies a random legal action
   and counts a strike;
 - an oversized message ends the stream with RESOURCE_EXHAUSTED (gRPC's own limit); the bot
@@ -47,8 +49,8 @@ import grpc
 
 from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
+from . import consent, wire
 from . import gateway_metrics as metrics
-from . import wire
 from .mailbox import Mailbox
 from .stalls import StallWatch
 
@@ -162,13 +164,19 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if first.WhichOneof("body") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
 
+        try:
+            challenges = consent.published(first.hello)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
         self.stalls.start()
         stream = _Stream(identity, first.hello, self.max_matches_per_bot,
                          hashlib.sha256((token or "").encode()).hexdigest())
         self.streams[stream.connection] = stream
         await self.mailbox.set_revoked(identity.bot_id, False)  # a live token: it may play again
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
-                                                       "max_matches": stream.max_matches})
+                                                       "max_matches": stream.max_matches,
+                                                       "challenges": challenges})
         await self.mailbox.claim(identity.bot_id, stream.connection)
         metrics.CONNECTED.inc()
         log.info("bot %s connected", identity.name)

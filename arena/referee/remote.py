@@ -60,6 +60,9 @@ class RemotePlayer:
     # turn's trips through the mailbox, a stalled server) before it decides without it.
     server_allowance: float = 5.0
     in_process: bool = False
+    # A challenge's seat: bounded when the challenge was made (``arena.server.challenge``), it
+    # never takes one of the slots (``max_matches``) the bot's rated matches use.
+    challenge: bool = False
     _started: bool = field(default=False, init=False)
     _last_latency_ms: int = field(default=0, init=False)
     _detail: str = field(default="", init=False)
@@ -126,8 +129,9 @@ class RemotePlayer:
 
     async def prepare(self) -> None:
         """Before the clock starts: wait for a free slot among the matches the bot plays at
-        once (its Hello's ``max_matches``, as granted by the gateway), then tell it the match
-        starts. A bot that stays away past the grace period forfeits (``Forfeited``)."""
+        once (its Hello's ``max_matches``, as granted by the gateway; a challenge takes none),
+        then tell it the match starts. A bot that stays away past the grace period forfeits
+        (``Forfeited``)."""
         await self._enter()
         self._started = True
         await self.mailbox.deliver(self.bot_id, self.info.to_json())
@@ -136,7 +140,8 @@ class RemotePlayer:
         while True:
             prefs = await self.mailbox.prefs(self.bot_id)
             self._wants_samples = bool(prefs.get("want_sample_state"))
-            if await self.mailbox.enter_match(self.bot_id, self.info.match_id, int(prefs.get("max_matches", 1))):
+            if self.challenge or await self.mailbox.enter_match(self.bot_id, self.info.match_id,
+                                                                int(prefs.get("max_matches", 1))):
                 return
             await self._check_presence()
             await asyncio.sleep(POLL)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,15 +19,19 @@ import grpc
 from arena import games
 from arena.games import BadOptions
 from arena.ratelimit import ReadLimiter
+from arena.referee import external
 from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
+from arena.settings import load as load_settings
 from arena.store import bot_tokens, db, disclosure, queries
 from arena.tournaments import service as tournaments
+from arena.tournaments.limits import check_challenge_clock
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
 from .ids import BadId, parse_id
+from .per_minute import PerMinute, Unavailable
 from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
@@ -47,6 +52,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                                        AttemptLimiter(settings.auth_failures_per_minute))
         self.reads = ReadLimiter(settings.read_rate)
         self.following: dict[str, int] = {}  # open FollowTournament streams per peer address
+        config = load_settings()
+        # Challenges per bot and minute, counted in the mailbox's Redis when distributed.
+        self.challenge_rate = PerMinute(settings.challenges_per_minute, config.redis_url, config.mailbox_prefix)
 
     async def _count_read(self, context: Any) -> None:
         """Count one read against the caller's address (``ARENA_READ_RATE``); past the rate the
@@ -223,23 +231,49 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                        for d in map(Decision.from_json, transcript.get("decisions", []))])
 
     async def Challenge(self, request: arena_pb2.ChallengeRequest, context: Any) -> arena_pb2.MatchRef:
+        """A bot's challenge seats itself, and other external bots only with their consent;
+        its clock, rate and number at once are bounded by the server's settings. The admin
+        seats any bot with the tournament limits' clock, unbounded in number."""
         who = await self.access.require_bot(context)
-        if not who.admin:
+        bot = who.bot if not who.admin else None
+        if bot is not None:
             if request.seed:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     "a chosen seed is the admin's choice: leave seed 0 for a random deal")
-            if who.bot is not None and who.bot.name not in request.players:
+            if bot.name not in request.players:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                    f"a challenge must seat the calling bot ({who.bot.name})")
+                                    f"a challenge must seat the calling bot ({bot.name})")
+            try:
+                wait = await asyncio.to_thread(self.challenge_rate.retry_after, bot.bot_id)
+            except Unavailable as error:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
+            if wait is not None:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"at most {self.settings.challenges_per_minute} challenges a minute: "
+                                    f"try again in {math.ceil(wait)} s")
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
+        move_time, time_bank = (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000
         try:
+            if bot is not None:
+                check_challenge_clock(move_time, time_bank, self.settings.challenge_move_seconds,
+                                      self.settings.challenge_bank_seconds)
             options = json_object(request.options_json) if request.options_json else {}
-            match_id = await self._db(lambda c: challenge.create(
-                c, request.game, list(request.players), options, request.seed or None,
-                (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000))
+            plan = await self._db(lambda c: challenge.prepare(c, request.game, list(request.players), options,
+                                                              move_time, time_bank))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
+        at_once = None
+        if bot is not None:
+            mailbox = external.mailbox()
+            reason = await challenge.refusal(mailbox, plan, bot.name)
+            if reason is not None:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, reason)
+            at_once = await challenge.limits_at_once(mailbox, plan, bot.name, self.settings.challenges_at_once)
+        try:
+            match_id = await asyncio.to_thread(challenge.record, plan, request.seed or None, at_once)
+        except challenge.TooMany as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 

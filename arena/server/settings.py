@@ -29,6 +29,11 @@ class ServerSettings:
     read_rate: str = ""
     follow_streams: int = 64
     follow_streams_per_peer: int = 4
+    # What one bot may ask of the others with Arena.Challenge (see arena.settings).
+    challenge_move_seconds: float = 10.0
+    challenge_bank_seconds: float = 60.0
+    challenges_per_minute: int = 10
+    challenges_at_once: int = 8
 
     @property
     def host(self) -> str:
@@ -74,6 +79,10 @@ class ServerSettings:
             read_rate=model.read_rate,
             follow_streams=model.follow_streams,
             follow_streams_per_peer=model.follow_streams_per_peer,
+            challenge_move_seconds=model.challenge_move_seconds,
+            challenge_bank_seconds=model.challenge_bank_seconds,
+            challenges_per_minute=model.challenges_per_minute,
+            challenges_at_once=model.challenges_at_once,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:
