@@ -97,7 +97,7 @@ REPLAY_CACHE = 16
 
 def match_replay(url: str | None, match_id: int, view: str) -> str:
     """The viewer's data for ``view`` (``all`` or a seat) as JSON text; ``NotFound`` unless
-    the match may be replayed (see ``queries.replay_allowed``)."""
+    the match may be replayed (see ``arena.store.disclosure``)."""
     with db.read(url) as c:
         transcript = web_queries.transcript_if_allowed(c, match_id)
         seats = [s["bot"] for s in web_queries.match_summaries(c, [match_id])[0]["seats"]]
