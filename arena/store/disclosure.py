@@ -14,7 +14,7 @@ how the deal played out. None of it may leave the arena while any seat could sti
 
 Every reader (the Arena service, the command line, the web pages and the JSON API) asks this
 module: ``public_detail`` and ``seal_listing`` for match documents, ``sealed`` and
-``sealed_ids`` for single matches and lists of them, ``sealed_seeds`` for the sums that
+``sealed_ids`` for single matches and lists of them, ``results_shown`` for the sums that
 standings, crosstables and bot pages add up in the database.
 
 The lookup is by deal: the ``(seed, status)`` index finds the unfinished matches of a seed in
@@ -76,21 +76,16 @@ def sealed_ids(connection: Connection, matches: Iterable[Any]) -> set[int]:
     return {int(_field(m, "id")) for m in matches if _field(m, "status") != "done" or _deal(m) in in_play}
 
 
-def sealed_seeds(connection: Connection, where: Any) -> list[int]:
-    """Seeds of the finished matches selected by ``where`` (a condition on the match table)
-    whose deal is still being played somewhere: sums of results (standings, crosstables, a
-    bot's record against each opponent) leave out the matches of these seeds. Unfinished
-    matches have no results to leave out. One seek per finished match selected."""
-    other = match_t.alias("same_deal")
-    still_played = sa.exists().where(other.c.seed == match_t.c.seed, other.c.game == match_t.c.game,
-                                     other.c.status.in_(UNFINISHED))
-    return sorted(int(s) for s in connection.execute(
-        sa.select(match_t.c.seed).distinct().where(where, match_t.c.status == "done", still_played)).scalars())
-
-
-def results_shown(seeds: list[int]) -> Any:
-    """A condition on the match table that leaves out the matches of ``sealed_seeds``."""
-    return match_t.c.seed.notin_(seeds) if seeds else sa.true()
+def results_shown(match: Any = match_t) -> Any:
+    """A condition on ``match`` (the match table or an alias of it) that keeps the matches
+    whose results may be shown in sums (standings, crosstables, a bot's record against each
+    opponent): it leaves out every match whose seed an unfinished match still deals. The
+    unfinished seeds are read once per statement (the database builds them into a lookup
+    from the status index), so the sum costs one probe per row it already reads. Unfinished
+    matches have no results to leave out; a finished match of another game that happens to
+    share a seed is left out a little longer than needed, never shown too early."""
+    unfinished = match_t.alias("unfinished")
+    return match.c.seed.notin_(sa.select(unfinished.c.seed).where(unfinished.c.status.in_(UNFINISHED)))
 
 
 def withhold(match: dict[str, Any]) -> dict[str, Any]:

@@ -233,7 +233,7 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
         section["progress"]["total"] += count
     # Standings and crosstables add up only results that may be shown: a duplicate group's
     # finished rotations count once no match plays its deal any more.
-    shown_results = sa.and_(in_tournament, disclosure.results_shown(disclosure.sealed_seeds(connection, in_tournament)))
+    shown_results = sa.and_(in_tournament, disclosure.results_shown())
     cross = _crosstable(connection, shown_results)
     standings = _standings(connection, shown_results, cross)
     bot_ids = {b for per_game in standings.values() for b in per_game}
@@ -397,8 +397,6 @@ def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
     """Per game and opponent: matches met, and wins, draws and losses by final rank, over the
     matches whose results may be shown (``arena.store.disclosure``)."""
     me, them = seat_t.alias("me"), seat_t.alias("them")
-    mine = match_t.c.id.in_(sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot_id))
-    sealed = disclosure.sealed_seeds(connection, mine)
     rows = connection.execute(
         sa.select(result_t.c.game, them.c.bot_id, sa.func.count(),
                   sa.func.sum(sa.case((me.c.rank < them.c.rank, 1), else_=0)),
@@ -407,7 +405,7 @@ def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
         .select_from(me.join(them, sa.and_(them.c.match_id == me.c.match_id, them.c.seat != me.c.seat))
                      .join(result_t, result_t.c.match_id == me.c.match_id)
                      .join(match_t, match_t.c.id == me.c.match_id))
-        .where(me.c.bot_id == bot_id, disclosure.results_shown(sealed))
+        .where(me.c.bot_id == bot_id, disclosure.results_shown())
         .group_by(result_t.c.game, them.c.bot_id)
     ).all()
     names = {b.id: b.name for b in bots_by_id(connection, [r[1] for r in rows]).values()}
