@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "a secret key drawn for each tournament, so a seed alone reproduces no deal")
     create.add_argument("--same-deals-as", type=int, default=None, metavar="T",
                         help="deal exactly the cards of tournament T (its master seed and secret deal key; "
-                             "the same games, table sizes and repetitions give every group T's deal)")
+                             "the same games, table sizes, repetitions and number of bots give every group T's deal)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
     create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")

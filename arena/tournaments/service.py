@@ -107,7 +107,8 @@ def create_tournament(
 def same_deals(connection: Connection, tournament_id: int) -> tuple[int, bytes]:
     """The master seed and deal key of a tournament, for an exact rerun of its deals (the
     admin's ``arena tournament create --same-deals-as``): a tournament drawn up with both
-    and the same games, table sizes and repetitions deals every group the same cards.
+    and the same games, table sizes, repetitions and number of bots deals every group the
+    same cards.
     Server side only: the key must never be shown."""
     row = connection.execute(
         sa.select(tournament_t.c.seed, tournament_t.c.deal_key).where(tournament_t.c.id == tournament_id)
