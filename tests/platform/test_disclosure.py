@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from arena.server import challenge
 from arena.store import db, disclosure
 from arena.store.models import Match
-from arena.store.queries import recent_matches
+from arena.store.queries import head_to_head, recent_matches
 from arena.tournaments import (
     cancel_tournament,
     claim_matches,
@@ -63,6 +63,7 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
         listed = disclosure.seal_listing(connection, recent_matches(connection, tournament_id=first))
         assert all(m["sealed"] and m["seats"] == [] for m in listed)
         assert shown_in_sums(connection, first) == 0
+        assert head_to_head(connection, game, ["random", "random-2"]) == {}  # `arena leaderboard --head-to-head`
     with db.transaction() as connection:  # the started match ends (here: it fails): the deal is over
         connection.execute(match_t.update().where(match_t.c.tournament_id == rerun, match_t.c.status == "running")
                            .values(status="failed"))
@@ -70,6 +71,8 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
         assert disclosure.sealed_ids(connection, rows(connection, first)) == set()
         assert not disclosure.public_detail(connection, ids[0])["sealed"]
         assert shown_in_sums(connection, first) == len(ids)
+        met = head_to_head(connection, game, ["random", "random-2"])[("random", "random-2")]
+        assert met.wins + met.draws + met.losses == len(ids)
     with db.transaction() as connection:  # the admin's challenge on the same deal
         deal = rows(connection, first)[0].seed
         challenge.create(connection, game, ["random", "random-3"], {}, deal, 2.0, 10.0)
