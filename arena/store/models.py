@@ -115,6 +115,13 @@ class Result(SQLModel, table=True):
     duration_ms: float = 0.0
     decisions: int = 0
     capped: bool = False
+    # When its Elo was applied, for ratings replay: (``rating_round``, ``rating_step``), then
+    # ``seq``. A rated duplicate group is rated once none of its rotations is still to be
+    # played (``arena.store.results``): until then ``rating_round`` is None. 0 for unrated
+    # matches. ``rating_round`` is the largest ``seq`` when it was applied; ``rating_step``
+    # orders the groups rated later with no new result (a twin failed or was cancelled).
+    rating_round: int | None = Field(default=None, index=True)
+    rating_step: int = 0
 
 
 class MatchSeat(SQLModel, table=True):

@@ -18,6 +18,7 @@ from arena.games import house
 from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
+from arena.store.results import settle_groups
 
 from . import limits
 from .schedule import new_deal_key, round_robin
@@ -138,7 +139,8 @@ def pending_match_ids(connection: Connection, tournament_id: int) -> list[int]:
 
 def cancel_tournament(connection: Connection, tournament_id: int) -> int:
     """Stop a tournament: its matches not yet started are cancelled (a match already being
-    played finishes and is recorded). Returns how many were cancelled."""
+    played finishes and is recorded), and duplicate groups left without rotations to play
+    are rated. Returns how many were cancelled."""
     found = connection.execute(
         sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
     ).scalar_one_or_none()
@@ -154,4 +156,6 @@ def cancel_tournament(connection: Connection, tournament_id: int) -> int:
         .where(tournament_t.c.id == tournament_id, tournament_t.c.status == "running")
         .values(status="cancelled", finished_at=utcnow())
     )
+    # A duplicate group whose other rotations will now never be played is rated as it stands.
+    settle_groups(connection, tournament_id)
     return cancelled

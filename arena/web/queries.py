@@ -424,7 +424,9 @@ def rating_history(connection: Connection, bot_id: int, points: int = 300) -> di
         sa.select(history_t.c.game, history_t.c.seq, history_t.c.match_id, history_t.c.before, history_t.c.after)
         .select_from(seat_t.join(history_t, sa.and_(history_t.c.match_id == seat_t.c.match_id,
                                                     history_t.c.bot_id == seat_t.c.bot_id)))
-        .where(seat_t.c.bot_id == bot_id).order_by(history_t.c.seq)
+        # In the order the ratings moved (a duplicate group is rated once it is over, so a
+        # rotation's Elo may move after a later-recorded match's).
+        .where(seat_t.c.bot_id == bot_id).order_by(history_t.c.id)
     ).all()
     per_game: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
