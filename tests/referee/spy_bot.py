@@ -11,7 +11,7 @@ service, with which it tries to rebuild the deal from any seed it was given (whe
 match's first decision, so the rebuilt initial observation can be compared with the one it
 holds). The test reads the lines and checks that no probe made during a live match carried
 that match's seed, a transcript of its deal or a finished twin's results (ranks, scores,
-decision count, duration, standings), and that no rebuild succeeded.
+decision count, duration, standings, the leaderboard), and that no rebuild succeeded.
 """
 
 from __future__ import annotations
@@ -70,6 +70,11 @@ class Spy(Bot):
             # this match's deal: its decisions would tell this seat the deal.
             decisions_of_deal += len(detail.decisions)
             results_of_deal += bool(other.ranks or detail.summary.ranks or detail.scores)
+        # The leaderboard: a duplicate group is rated once it is over, so while this seat
+        # plays the deal's second rotation nothing of the first shows there either.
+        board = self.arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=match.game))
+        texts.append(str(board))
+        results_of_deal += any(row.matches for row in board.rows)
         if os.environ.get("ARENA_WEB_URL"):
             web_decisions, web_results = self.probe_web(match, [m.match_id for m in same_game], texts)
             decisions_of_deal += web_decisions

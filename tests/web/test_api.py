@@ -234,6 +234,10 @@ def test_a_twins_results_are_sealed_on_every_page_and_endpoint(client, store):
     met = {(o["game"], o["opponent"]): o["met"] for o in bot["opponents"]}
     both = [m for m in others if set(seating) <= set(m.seating)]
     assert met[("durak", second)] == len(both)  # the twin is not counted yet
+    # Nor rated: a duplicate group moves the leaderboard once it is over.
+    assert twin not in [point["match_id"] for point in bot["history"]["durak"]]
+    rating = next(r for r in bot["ratings"] if r["game"] == "durak")
+    assert rating["matches"] == len([m for m in others if seating[0] in m.seating])
 
     durak = next(g for g in client.get("/api/v1/status").json()["games"] if g["game"] == "durak")
     assert durak["matches"] == len(others)
