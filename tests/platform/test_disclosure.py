@@ -79,3 +79,44 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
     with db.read() as connection:
         assert disclosure.sealed_ids(connection, rows(connection, first)) == set(ids)
         assert shown_in_sums(connection, first) == 0
+
+
+def test_a_store_from_before_keys_and_rounds_replays_as_it_did(db_url):
+    """Migration 0005 on a store with results: they were rated as recorded, so their round is
+    their own ``seq`` (0 when unrated), and their tournaments have no deal key."""
+    from alembic import command
+
+    from arena.store.results import replay_ratings
+
+    eng = db.engine(db_url)
+    with eng.begin() as connection:
+        command.downgrade(db._alembic_config(connection), "0004")
+    now = {"now": "2026-12-01 00:00:00+00:00"}
+    with eng.begin() as connection:
+        for name in ("a", "b"):
+            connection.execute(sa.text("INSERT INTO bot (name, kind, think, created_at) "
+                                       "VALUES (:name, 'house', 0, :now)"), {"name": name, **now})
+        connection.execute(sa.text(
+            "INSERT INTO tournament (name, status, rated, seed, move_time, time_bank, spec, created_at) "
+            "VALUES ('old', 'done', true, 7, 2, 30, '{}', :now)"), now)
+        for match_id, rated in ((1, True), (2, False)):
+            connection.execute(sa.text(
+                "INSERT INTO match (id, tournament_id, game, options, seed, seating, rated, status, attempts, "
+                "created_at) VALUES (:id, 1, 'crazy_eights', '{}', 9, '[1, 2]', :rated, 'done', 1, :now)"),
+                {"id": match_id, "rated": rated, **now})
+            connection.execute(sa.text(
+                "INSERT INTO result (match_id, game, finished_at, duration_ms, decisions, capped) "
+                "VALUES (:id, 'crazy_eights', :now, 1, 1, false)"), {"id": match_id, **now})
+            for seat in (0, 1):
+                connection.execute(sa.text(
+                    "INSERT INTO match_seat (match_id, seat, bot_id, score, rank, strikes, forfeited) "
+                    "VALUES (:id, :seat, :bot, 0, :rank, 0, false)"),
+                    {"id": match_id, "seat": seat, "bot": seat + 1, "rank": seat + 1})
+    db.upgrade(eng)
+    with db.transaction(db_url) as connection:
+        rounds = dict(connection.execute(sa.text("SELECT match_id, rating_round FROM result")).all())
+        seqs = dict(connection.execute(sa.text("SELECT match_id, seq FROM result")).all())
+        assert rounds == {1: seqs[1], 2: 0}
+        assert connection.execute(sa.text("SELECT deal_key FROM tournament")).scalar_one() is None
+        assert {key: s.matches for key, s in replay_ratings(connection).items()} == {
+            (1, "crazy_eights"): 1, (2, "crazy_eights"): 1}
