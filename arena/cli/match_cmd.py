@@ -31,10 +31,10 @@ def failure(match_id: int) -> str:
     match_t = Match.__table__
     with db.read() as connection:
         row = connection.execute(
-            sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.error)
+            sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.error)
             .where(match_t.c.id == match_id)
         ).one()
-        if (row.game, int(row.seed)) in disclosure.deals_in_play(connection, [row]):
+        if disclosure.withheld_errors(connection, [row]):
             return "withheld while its deal is being played"
     return row.error or "(not recorded)"
 

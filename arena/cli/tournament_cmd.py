@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from arena import games
 from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
-from arena.tournaments import cancel_tournament, create_tournament
+from arena.tournaments import cancel_tournament, create_tournament, same_deals
 
 from .jsonout import add_json_flag, human_stream, print_json
 from .progress import ProgressBar
@@ -42,7 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--sizes", default="", help="table sizes, e.g. 2,3 (default: every legal size)")
     create.add_argument("--repetitions", type=int, default=1, help="fresh deals per group")
     create.add_argument("--seed", type=int, default=None,
-                        help="master seed for a reproducible run (default: drawn at random)")
+                        help="master seed (default: drawn at random); deals are derived from it under "
+                             "a secret key drawn for each tournament, so a seed alone reproduces no deal")
+    create.add_argument("--same-deals-as", type=int, default=None, metavar="T",
+                        help="deal exactly the cards of tournament T (its master seed and secret deal key; "
+                             "the same games, table sizes, repetitions and number of bots give every group T's deal)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
     create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
@@ -121,15 +125,20 @@ def parse_game_options(pairs: list[str]) -> dict[str, dict]:
 def run_create(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()] or None
+    if args.same_deals_as is not None and args.seed is not None:
+        raise ValueError("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
     if args.run:
         from workers.dispatch import check_broker
 
         check_broker()  # before writing: an unreachable broker must not leave a tournament behind
     with db.transaction() as connection:
+        seed, key = args.seed, None
+        if args.same_deals_as is not None:
+            seed, key = same_deals(connection, args.same_deals_as)
         tournament_id = create_tournament(
-            connection, parse_games(args.game), bots, sizes, args.repetitions, args.seed,
+            connection, parse_games(args.game), bots, sizes, args.repetitions, seed,
             rated=not args.unrated, name=args.name, move_time=args.move_time,
-            time_bank=args.time_bank, options=parse_game_options(args.option),
+            time_bank=args.time_bank, options=parse_game_options(args.option), deal_key=key,
         )
         status = queries.tournament_status(connection, tournament_id)
     total = sum(g["total"] for g in status["games"].values())
@@ -187,10 +196,9 @@ def failures(tournament_id: int, notice=None) -> list[dict]:
                 .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
                 .order_by(match_t.c.id)
             ).all()
-            # An error may quote the deal (a card, a hand): it follows the disclosure rule.
-            in_play = disclosure.deals_in_play(connection, rows)
+            withheld = disclosure.withheld_errors(connection, rows)
         return [{"match": row.id, "game": row.game,
-                 "error": WITHHELD if (row.game, int(row.seed)) in in_play else row.error or ""} for row in rows]
+                 "error": WITHHELD if row.id in withheld else row.error or ""} for row in rows]
 
     return ride_out(read, "command", notice=notice)
 

@@ -2,9 +2,9 @@
 build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, rendered as a
 reference page at ``/api``.
 
-Nothing here reveals a match's seed, transcript or private views before the match is done
-and its deal no longer in play (``arena.web.queries.replay_allowed``); tournament seeds are
-never served."""
+Nothing here reveals a match's seed, transcript, private views or results (ranks, scores,
+strikes, decisions, duration) before the match is done and its deal no longer in play
+anywhere (``arena.store.disclosure``); tournament seeds and deal keys are never served."""
 
 from __future__ import annotations
 

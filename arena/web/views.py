@@ -121,7 +121,7 @@ def match(url: str | None, match_id: int) -> dict[str, Any]:
 def match_replay(url: str | None, match_id: int, view: str) -> tuple[str, str | None]:
     """``(etag, JSON text)`` of the viewer's data for ``view`` (``all`` or a seat), computed
     once per match and view while the cache keeps it. ``NotFound`` unless the match may be
-    replayed (see ``queries.replay_allowed``), which is asked of the store every time."""
+    replayed (``arena.store.disclosure``, through ``queries.transcript_if_allowed``), which is asked of the store every time."""
     with db.read(url) as c:
         transcript = web_queries.transcript_if_allowed(c, match_id)
     chosen = replay.parse_view(view, transcript["num_players"])
