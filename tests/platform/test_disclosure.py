@@ -75,7 +75,7 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
         assert met.wins + met.draws + met.losses == len(ids)
     with db.transaction() as connection:  # the admin's challenge on the same deal
         deal = rows(connection, first)[0].seed
-        challenge.create(connection, game, ["random", "random-3"], {}, deal, 2.0, 10.0)
+        challenge.create(connection, challenge.prepare(connection, game, ["random", "random-3"], {}, 2.0, 10.0), deal)
     with db.read() as connection:
         assert disclosure.sealed_ids(connection, rows(connection, first)) == set(ids)
         assert shown_in_sums(connection, first) == 0
