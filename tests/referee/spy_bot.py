@@ -22,6 +22,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import grpc
@@ -111,11 +112,14 @@ class Spy(Bot):
         with httpx.Client(base_url=os.environ["ARENA_WEB_URL"], timeout=30) as web:
             def get(path: str) -> httpx.Response:
                 response = web.get(path)
+                while response.status_code == 429:  # a reader past the rate waits as told
+                    time.sleep(float(response.headers["retry-after"]))
+                    response = web.get(path)
                 texts.append(response.text)
                 return response
 
             for page in (f"/matches/{match.match_id}", f"/api/v1/matches/{match.match_id}",
-                         f"/tournaments/{match.tournament_id}", "/bots/spy", "/api/v1/matches?limit=1000", "/"):
+                         f"/tournaments/{match.tournament_id}", "/bots/spy", "/api/v1/matches?limit=200", "/"):
                 get(page)
             for twin in twins:
                 get(f"/matches/{twin}")
