@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -36,6 +36,28 @@ PREFIX = "ARENA_"
 CONFIG_ENV = "ARENA_CONFIG"
 # Where an empty value means something of its own rather than "unset".
 EMPTY_MEANS_SOMETHING = {"grafana_url"}
+# Settings whose values an error message must never repeat.
+SECRETS = {"admin_token"}
+# The admin token's floor: long enough and varied enough that it was not typed by hand
+# (``secrets.token_urlsafe(32)`` gives 43 characters of 64 kinds, ``openssl rand -hex 32`` 64 of
+# 16). Length and variety catch the short and the patterned; nothing can tell a random token
+# from a chosen one, hence the docs' one way to make it.
+ADMIN_TOKEN_MIN_LENGTH = 32
+ADMIN_TOKEN_MIN_DISTINCT = 10
+MAKE_ADMIN_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def admin_token_problem(token: str) -> str | None:
+    """Why ``token`` is too weak to be the admin token, or None when it will do."""
+    if len(token) < ADMIN_TOKEN_MIN_LENGTH:
+        return (f"must be at least {ADMIN_TOKEN_MIN_LENGTH} characters (this one has {len(token)}); "
+                f"make one with: {MAKE_ADMIN_TOKEN}")
+    if len(set(token)) < ADMIN_TOKEN_MIN_DISTINCT:
+        return (f"must use at least {ADMIN_TOKEN_MIN_DISTINCT} different characters (a random token does); "
+                f"make one with: {MAKE_ADMIN_TOKEN}")
+    if token != token.strip():
+        return "must not begin or end with blanks"
+    return None
 
 
 class ArenaSettings(BaseSettings):
@@ -80,11 +102,14 @@ class ArenaSettings(BaseSettings):
     lease_seconds: float = Field(default=20.0, ge=0, le=3600,
         description="How long a worker's claim on a match holds without renewal (renewed every third of "
                     "it while the match is played). A running match whose lease lapsed, or a sent match "
-                    "with no task in the queue for this long, is sent again by the supervisor. `0` "
-                    "turns leases off (a redelivered task then plays a running match again).")
+                    "with no task in the queue for this long, is sent again by the supervisor. Embedded "
+                    "claims hold leases too. `0` turns leases off (a redelivered task then plays a "
+                    "running match again; embedded, only matches of dead processes are healed).")
     supervisor_seconds: float = Field(default=5.0, ge=0, le=3600,
         description="How often the supervisor in `arena worker` and `arena serve` sweeps for lost "
-                    "matches (one leader at a time, through Redis); `0` = this process runs none.")
+                    "matches (one leader at a time: through Redis, or embedded through a lock on the "
+                    "store); embedded, `arena serve` also sweeps once at start-up. `0` = this process "
+                    "runs none.")
     max_attempts: int = Field(default=5, ge=1, le=1000,
         description="Deliveries of one match before it is marked `failed` (a match that kills its "
                     "worker).")
@@ -106,10 +131,13 @@ class ArenaSettings(BaseSettings):
     grpc_address: str = Field(default="127.0.0.1:50051",
         description="Where the gateway, Arena and Rules services listen.")
     admin_token: str | None = Field(default=None,
-        description='The admin\'s token (see "Who may do what"); unset = admin calls refused.')
+        description='The admin\'s token (see "Who may do what"); unset = admin calls refused. At least '
+                    f"{ADMIN_TOKEN_MIN_LENGTH} characters, {ADMIN_TOKEN_MIN_DISTINCT} of them different, "
+                    f"or nothing starts: make one with `{MAKE_ADMIN_TOKEN}`.")
     registration: Literal["open", "admin", "auto"] = Field(default="auto",
         description="`open`: anyone may register a bot; `admin`: only the admin; `auto`: open when the "
-                    "server listens on a loopback address, admin-only elsewhere.")
+                    "server listens on a loopback address (an IP address in `127.0.0.0/8`, `::1`, or "
+                    "`localhost` exactly), admin-only elsewhere.")
     auth_failures_per_minute: int = Field(default=20, ge=0,
         description="Failed authentications (a wrong bot or admin token) one peer address may make per "
                     "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
@@ -148,14 +176,45 @@ class ArenaSettings(BaseSettings):
         description="Concurrent streams per client connection.")
     max_matches_per_bot: int = Field(default=8, ge=1, le=10_000,
         description="Matches one bot plays at once (it may ask for fewer in its Hello).")
+    # Challenges (``arena.server.challenge``): what one bot may ask of the others. The admin's
+    # challenges are bound by the tournament limits only.
+    challenge_move_seconds: float = Field(default=10.0, ge=0.01, le=600,
+        description="Longest move clock a bot may set on its challenge (`move_deadline_ms`); longer is "
+                    "`INVALID_ARGUMENT`.")
+    challenge_bank_seconds: float = Field(default=60.0, ge=0, le=3600,
+        description="Largest time bank a bot may set on its challenge (`time_bank_ms`); larger is "
+                    "`INVALID_ARGUMENT`.")
+    challenges_per_minute: int = Field(default=10, ge=0, le=10_000,
+        description="Challenges one bot may ask for in any minute, refused ones included; past it "
+                    "`RESOURCE_EXHAUSTED` says when to try again. Counted in `ARENA_REDIS_URL`'s Redis when set, "
+                    "so every server shares it. `0` = no limit.")
+    challenges_at_once: int = Field(default=8, ge=1, le=10_000,
+        description="Unfinished challenges one bot may be seated in, asked or accepted (a bot's "
+                    "`max_at_once` may ask for fewer of the latter); past it `RESOURCE_EXHAUSTED`.")
     grace_seconds: float = Field(default=30.0, ge=0,
         description="How long a disconnected bot may stay away before it forfeits.")
+    # An external bot's time is measured by the gateway; the runner's own deadline is a safety
+    # net this much later, for the turn's trips through the mailbox and a stalled server.
+    clock_allowance: float = Field(default=5.0, gt=0, le=600,
+        description="Seconds a match runner waits past an external bot's move time and bank for the "
+                    "gateway's word on a turn. When none comes while the bot is connected, the server "
+                    "was slow: the turn gets a random legal action with no strike and no bank spent.")
     mailbox_prefix: str = Field(default="arena:mb:", min_length=1,
         description="Redis key prefix of the bot mailbox (several arenas on one Redis).")
     gateway_metrics_port: int = Field(default=9809, ge=0, le=65535,
         description="The gateway's `/metrics`; `0` disables.")
     gateway_metrics_address: str = Field(default="127.0.0.1",
         description="Address of the gateway's `/metrics` (it does not follow `ARENA_GRPC_ADDRESS`).")
+    # Reads by strangers are bounded (``arena.ratelimit``): a reader waits, the live path never does.
+    read_rate: str = Field(default="20/second;600/minute",
+        description="Reads of the Arena service (games, leaderboards, matches, tournaments, follow streams) "
+                    "one peer address may make, as `N/second;M/minute` (every rate holds; empty = no limit); "
+                    "past it, `RESOURCE_EXHAUSTED` saying when to retry. The admin token is not counted.")
+    follow_streams: int = Field(default=64, ge=1, le=100_000,
+        description="`FollowTournament` streams open at once on one server, all peers together; past it, "
+                    "`RESOURCE_EXHAUSTED`.")
+    follow_streams_per_peer: int = Field(default=4, ge=1, le=10_000,
+        description="`FollowTournament` streams one peer address may hold open at once.")
     # The web face (``arena.web.settings``).
     web_address: str = Field(default="127.0.0.1:8080",
         description="Where `arena web` listens.")
@@ -164,6 +223,17 @@ class ArenaSettings(BaseSettings):
     docs_dir: str | None = Field(default=None,
         description="Folder of the games' Markdown docs (default `docs/games` of the source tree the "
                     "package was installed from).")
+    web_read_rate: str = Field(default="20/second;600/minute",
+        description="Web pages and JSON API requests one peer address may make (static files are not "
+                    "counted), as `N/second;M/minute` (empty = no limit); past it, 429 with `Retry-After`. "
+                    "Behind a reverse proxy every reader shares the proxy's address.")
+    replay_cache_mb: int = Field(default=64, ge=0, le=65_536,
+        description="Memory of the web face's cache of replays of finished matches (least recently read "
+                    "out first); `0` = no cache.")
+    live_snapshot_seconds: float = Field(default=2.0, ge=0, le=3600,
+        description="How long the web face reuses a running tournament's or match's page for every viewer "
+                    "before reading the store again (its live refreshes read this shared snapshot); "
+                    "finished tournaments are kept until pushed out of the cache.")
     # The house search bot (``arena.games.search``).
     search_iterations: int | None = Field(default=None, ge=1,
         description="Playouts per decision of the search bot, for every game (default each game's own "
@@ -180,6 +250,25 @@ class ArenaSettings(BaseSettings):
         if isinstance(values, dict):
             return {k: v for k, v in values.items() if v != "" or k in EMPTY_MEANS_SOMETHING}
         return values
+
+    @field_validator("admin_token")
+    @classmethod
+    def _strong_admin_token(cls, token: str | None) -> str | None:
+        problem = admin_token_problem(token) if token is not None else None
+        if problem:
+            raise ValueError(problem)
+        return token
+
+    @field_validator("read_rate", "web_read_rate")
+    @classmethod
+    def _rates(cls, value: str) -> str:
+        from arena.ratelimit import parse_rates
+
+        try:
+            parse_rates(value)
+        except ValueError:
+            raise ValueError("must be rates such as 20/second;600/minute, or empty for no limit") from None
+        return value
 
     @model_validator(mode="after")
     def _tls_pair(self) -> ArenaSettings:
@@ -292,6 +381,8 @@ def describe(error: ValidationError) -> str:
         what = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
     if not loc:
         return what
+    if loc[0] in SECRETS:
+        got = None  # a secret, even a weak one, never goes to a log
     return f"{variable(loc[0])}: {what} (got {got!r})" if got is not None and not isinstance(got, dict) \
         else f"{variable(loc[0])}: {what}"
 

@@ -4,8 +4,8 @@
    process; the server sends Ping, the client answers Pong at once.
 2. Redis floor: a message through one list and back through another (LPUSH, a blocked
    BLPOP wakes, LPUSH, BLPOP), the two hops a distributed move makes; skipped without Redis.
-3. The move round trip as the match runner measures it (``Decision.ms``: turn handed to the
-   player until its action comes back), through the real gateway, mailbox and runner, with an
+3. The move round trip as the match runner sees it (turn handed to the player until its
+   action comes back; ``Decision.ms`` is only the bot's part of it, timed at the gateway), through the real gateway, mailbox and runner, with an
    SDK bot process (``bots.random_bot``) in one seat: embedded (``LocalMailbox``) and
    distributed (``RedisMailbox``).
 
@@ -232,19 +232,31 @@ def serve_gateway(url: str, prefix: str) -> None:
     server.stop()
 
 
+class RoundTrips(RemotePlayer):
+    """The bench bot's seat, keeping each move's round trip in ms as the runner sees it."""
+
+    trips: list[float] = []  # one list for the whole run
+
+    async def act(self, turn: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return await super().act(turn)
+        finally:
+            self.trips.append((time.perf_counter() - start) * 1000)
+
+
 async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
     """Matches until ``wanted`` decisions of the bot are timed."""
-    samples: list[float] = []
+    RoundTrips.trips = samples = []
     seed = 0
     while len(samples) < wanted:
         seed += 1
         match_id = f"bench-{uuid.uuid4().hex[:8]}"
         info = MatchInfo(match_id, GAME, {}, 0, 2, ["bench", "house"], 2000, 30_000)
-        players = [RemotePlayer(mailbox, BOT.bot_id, info), HousePlayer(GAME, "random", 1, seed)]
+        players = [RoundTrips(mailbox, BOT.bot_id, info), HousePlayer(GAME, "random", 1, seed)]
         result = await run_match(GAME, players, seed, clock=Clock(2.0, 30.0), match_id=match_id)
         if set(result.codes()) != {"ok"}:
             raise RuntimeError(f"the bench bot misbehaved: {result.codes()}")
-        samples += [d.ms for d in result.decisions if d.seat == 0]
     return samples
 
 

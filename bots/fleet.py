@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena_bot.aio import Fleet, run_fleet
-from arena_bot.cli import connection, parser
+from arena_bot.cli import challenges, connection, parser
 
 from .aio_random_bot import AsyncRandomBot
 
@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     for n, (name, token) in enumerate(tokens):
         bot = AsyncRandomBot(None if args.seed is None else args.seed + n)
         bot.max_matches = args.max_matches
+        bot.challenges = challenges(args, bot.challenges)
         fleet.add(bot, connection(args, token), name)
     run_fleet(fleet)
 

@@ -5,6 +5,7 @@ from arena_bot.sdk import (
     FINAL_CODES,
     SDK_VERSION,
     Bot,
+    Challenges,
     Connection,
     FinalError,
     Match,
@@ -17,5 +18,5 @@ from arena_bot.sdk import (
     run_until_final,
 )
 
-__all__ = ["FINAL_CODES", "SDK_VERSION", "Bot", "Connection", "FinalError", "Match", "MatchResult", "Session",
+__all__ = ["FINAL_CODES", "SDK_VERSION", "Bot", "Challenges", "Connection", "FinalError", "Match", "MatchResult", "Session",
            "Turn", "keep_playing", "play", "run", "run_until_final"]

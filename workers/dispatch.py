@@ -48,9 +48,10 @@ LOST_POOLS = 3
 
 class PlayerProcessLost(ChildProcessError):
     """A process of the embedded pool ended in the middle of its matches (killed, or out of
-    memory). ``play_house`` then plays what it left on a fresh pool (embedded claims hold no
-    lease, so nothing waits for one to lapse); only pools that keep dying without finishing
-    anything stop the tournament, and running it again plays what is left."""
+    memory). ``play_house`` then plays what it left on a fresh pool (a holder gone from this
+    machine holds nothing, so nothing waits for its lease to lapse); only pools that keep
+    dying without finishing anything stop the tournament, and running it again plays what
+    is left."""
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -93,13 +94,15 @@ def check_broker(timeout: float = 3.0) -> None:
         client.close()
 
 
-def mark_sent(match_ids: Sequence[int], url: str | None = None) -> None:
-    """Note that the scheduled ``match_ids`` were sent to the workers now."""
+def mark_sent(match_ids: Sequence[int], url: str | None = None, holder: str | None = None) -> None:
+    """Note that the scheduled ``match_ids`` were sent to the workers now; embedded, that
+    the process ``holder`` sent them to itself (its queue is in its memory)."""
     match_t = Match.__table__
+    values: dict[str, Any] = {"sent_at": utcnow()} | ({"claimed_by": holder} if holder else {})
     with db.transaction(url) as connection:
         for chunk in batches(list(match_ids), 1000):  # bounded IN lists
             connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == "scheduled")
-                               .values(sent_at=utcnow()))
+                               .values(values))
 
 
 def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: Progress | None = None,
@@ -113,13 +116,19 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
     live_from = len(work) - len(long)  # the long ones go to the live queue, when there is one
-    if not config.embedded:
-        # Marked before the send: should the broker refuse or lose the task, the supervisor
-        # knows these were meant to be played and sends them again.
-        mark_sent(match_ids)
     if config.embedded:
-        play_here(work, live_from, progress, config.live_matches)
+        # This process is the queue. Marked sent by it, so that, should it die before playing
+        # them, the embedded supervisor knows these were meant to be played and by whom.
+        from arena.tournaments.leases import queued_here
+        from arena.tournaments.play import worker_name
+
+        with queued_here(match_ids):
+            mark_sent(match_ids, holder=worker_name())
+            play_here(work, live_from, progress, config.live_matches)
         return len(work)
+    # Marked before the send: should the broker refuse or lose the task, the supervisor
+    # knows these were meant to be played and sends them again.
+    mark_sent(match_ids)
     for number, batch in enumerate(work):
         queue = config.live_queue if config.live_queue and number >= live_from else config.queue
         if app is not None:
@@ -187,10 +196,10 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
             play_in_processes(work, min(processes, len(work)), played)
             return
         except PlayerProcessLost:
-            # What the dead process held is unfinished and claimable again (embedded claims
-            # hold no lease): a fresh pool plays what is left. A match that keeps killing its
-            # process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before finishing
-            # anything, again and again, is given up.
+            # What the dead process held is unfinished and claimable again (its holder is
+            # gone from this machine): a fresh pool plays what is left. A match that keeps
+            # killing its process is failed by ``ARENA_MAX_ATTEMPTS``; a pool that dies before
+            # finishing anything, again and again, is given up.
             before = sum(map(len, work))
             work = batches(unfinished([m for batch in work for m in batch]), size)
             stalled = stalled + 1 if sum(map(len, work)) == before else 0

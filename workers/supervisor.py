@@ -19,11 +19,15 @@ a worker, leader or not, reports each sweep the match ids of the tasks its worke
 Redis sorted set scored by time; a worker that dies stops reporting, and a lease later its
 tasks count as lost.
 
+A running match held by a process of this machine that exists no more is taken at once,
+without waiting for its lease (as a claim does, ``leases.gone_holders``).
+
 ``arena worker`` (each worker's main process, not its pool) and ``arena serve`` run one
 supervisor each; a Redis key held with a time-to-live of three sweeps elects one leader and
-the others stand by. Several leading at once (a partition, a clock jump) is harmless: every
-step is a conditional update, claims skip matches under a live lease, and recording is
-exactly once, so a match sent twice is played once. Matches never sent (a tournament created
+the others stand by. Embedded (no Redis), ``arena serve`` runs the same sweeps without a
+broker (``workers.embedded_supervisor``). Several leading at once (a partition, a clock
+jump) is harmless: every step is a conditional update, claims skip matches under a live
+lease, and recording is exactly once, so a match sent twice is played once. Matches never sent (a tournament created
 without ``--run``) are left alone: they wait for their operator.
 """
 
@@ -48,6 +52,7 @@ from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.results import finish_if_complete
 from arena.tournaments import leases
+from arena.tournaments.play import worker_name
 
 log = logging.getLogger(__name__)
 match_t, tournament_t = Match.__table__, Tournament.__table__
@@ -101,27 +106,135 @@ def held_match_ids() -> set[int]:
     return ids
 
 
-class Supervisor:
-    """One process's supervisor; ``sweep()`` once, or ``start()`` a thread that sweeps."""
+class BaseSupervisor:
+    """The sweeps every supervisor makes, whatever carries its matches; ``sweep()`` once, or
+    ``start()`` a thread that sweeps. A subclass says how it leads (``lead``), which sent
+    matches have nothing behind them (``_orphans``) and how it sends matches again
+    (``_resend``)."""
+
+    # Sweep as soon as started (else first after one interval).
+    sweep_at_start = False
+
+    def __init__(self, interval: float, lease_seconds: float, url: str | None = None,
+                 name: str | None = None) -> None:
+        self.interval = interval
+        self.lease_seconds = lease_seconds
+        self.url = url
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._failing = False
+
+    def lead(self) -> bool:
+        """Take or keep the leadership; True while this supervisor holds it."""
+        raise NotImplementedError
+
+    def report_held(self) -> int:
+        """Note what this process holds for others to see; returns how many."""
+        return 0
+
+    def _orphans(self, now: Any) -> list[int]:
+        """Scheduled matches that were sent and have nothing behind them any more, marked
+        sent ``now`` (the caller sends them)."""
+        raise NotImplementedError
+
+    def _resend(self, match_ids: list[int]) -> None:
+        """Send ``match_ids`` (scheduled, committed) to be played."""
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Give up the leadership and whatever the supervisor holds open."""
+
+    def sweep(self) -> dict[str, int]:
+        """One sweep: report what this process holds; then, if this supervisor leads, resend
+        lapsed and task-less matches and close finished tournaments. Returns what it did
+        (empty when standing by)."""
+        self.report_held()
+        if not self.lead():
+            metrics.SUPERVISOR_SWEEPS.labels(outcome="standby").inc()
+            return {}
+        now = utcnow()
+        done: dict[str, int] = {}
+        with db.transaction(self.url) as connection:
+            gone = leases.gone_holders(connection, None, worker_name())
+            lapsed = (leases.take_lapsed(connection, now, SWEEP_LIMIT, gone, keep=leases.held_here())
+                      if self.lease_seconds > 0 or gone else [])
+        orphans = self._orphans(now)
+        resend = sorted(set(lapsed) | set(orphans))
+        if resend:
+            self._resend(resend)
+            for reason, ids in (("lease_lapsed", lapsed), ("no_task", orphans)):
+                if ids:
+                    metrics.RESENT.labels(reason=reason).inc(len(ids))
+                    log.warning("supervisor: %d matches sent again (%s): %s", len(ids), reason, _brief(ids))
+        done["lease_lapsed"], done["no_task"] = len(lapsed), len(orphans)
+        done["closed"] = self._close_finished()
+        metrics.SUPERVISOR_SWEEPS.labels(outcome="led").inc()
+        return done
+
+    def _close_finished(self) -> int:
+        pending = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_t.c.id,
+                                                match_t.c.status.in_(("scheduled", "running")))
+        with db.read(self.url) as connection:
+            open_ids = list(connection.execute(
+                sa.select(tournament_t.c.id).where(tournament_t.c.status == "running", ~pending.exists())
+            ).scalars())
+        closed = 0
+        for tournament_id in open_ids:
+            with db.transaction(self.url) as connection:
+                closed += finish_if_complete(connection, tournament_id)
+        return closed
+
+    def run(self) -> None:
+        """Sweep every interval until ``stop()``; a failing sweep is logged once per spell."""
+        first = self.sweep_at_start
+        while first or not self._stop.wait(self.interval):
+            first = False
+            started = time.thread_time()  # what healing costs, on /metrics
+            try:
+                self.sweep()
+            except Exception as error:
+                metrics.SUPERVISOR_SWEEPS.labels(outcome="error").inc()
+                if not self._failing:
+                    log.warning("supervisor: sweep failed, trying again every %.0f s: %s", self.interval,
+                                " ".join(str(error).split())[:300])
+                self._failing = True
+                continue
+            finally:
+                metrics.HEALING_CPU.labels(part="supervisor").inc(time.thread_time() - started)
+            if self._failing:
+                log.warning("supervisor: sweeping again")
+            self._failing = False
+
+    def start(self) -> BaseSupervisor:
+        self._thread = threading.Thread(target=self.run, name="arena-supervisor", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop sweeping and give up the leadership, so another takes over at once."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._release()
+
+
+class Supervisor(BaseSupervisor):
+    """The supervisor of an arena on Redis: it leads through a Redis key and sends matches
+    again as Celery tasks."""
 
     def __init__(self, redis_url: str, queues: Sequence[str], interval: float, lease_seconds: float,
                  url: str | None = None, name: str | None = None) -> None:
         import redis
 
+        super().__init__(interval, lease_seconds, url, name)
         self.queues = list(queues)
-        self.interval = interval
-        self.lease_seconds = lease_seconds
-        self.url = url
-        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.key = f"arena:supervisor:{self.queues[0]}"
         self.held_key = f"arena:held:{self.queues[0]}"
         self.client = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
         from .app import make_app
 
         self.app = make_app()  # its own, configured from the settings now (not at import)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._failing = False
 
     @classmethod
     def from_settings(cls, name: str | None = None) -> Supervisor | None:
@@ -155,32 +268,10 @@ class Supervisor:
         pipe.execute()
         return len(ids)
 
-    def sweep(self) -> dict[str, int]:
-        """One sweep: report what this worker holds; then, if this supervisor leads, resend
-        lapsed and task-less matches and close finished tournaments. Returns what it did
-        (empty when standing by)."""
-        self.report_held()
-        if not self.lead():
-            metrics.SUPERVISOR_SWEEPS.labels(outcome="standby").inc()
-            return {}
-        now = utcnow()
-        done: dict[str, int] = {}
-        with db.transaction(self.url) as connection:
-            lapsed = leases.take_lapsed(connection, now, SWEEP_LIMIT) if self.lease_seconds > 0 else []
-        orphans = self._orphans(now)
-        resend = sorted(set(lapsed) | set(orphans))
-        if resend:
-            from .dispatch import dispatch
+    def _resend(self, match_ids: list[int]) -> None:
+        from .dispatch import dispatch
 
-            dispatch(resend, app=self.app)
-            for reason, ids in (("lease_lapsed", lapsed), ("no_task", orphans)):
-                if ids:
-                    metrics.RESENT.labels(reason=reason).inc(len(ids))
-                    log.warning("supervisor: %d matches sent again (%s): %s", len(ids), reason, _brief(ids))
-        done["lease_lapsed"], done["no_task"] = len(lapsed), len(orphans)
-        done["closed"] = self._close_finished()
-        metrics.SUPERVISOR_SWEEPS.labels(outcome="led").inc()
-        return done
+        dispatch(match_ids, app=self.app)
 
     def _orphans(self, now: Any) -> list[int]:
         """Scheduled matches sent over a lease ago with no task for them in the queue."""
@@ -205,48 +296,7 @@ class Supervisor:
                 .values(sent_at=now).returning(match_t.c.id)
             ).scalars())
 
-    def _close_finished(self) -> int:
-        pending = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_t.c.id,
-                                                match_t.c.status.in_(("scheduled", "running")))
-        with db.read(self.url) as connection:
-            open_ids = list(connection.execute(
-                sa.select(tournament_t.c.id).where(tournament_t.c.status == "running", ~pending.exists())
-            ).scalars())
-        closed = 0
-        for tournament_id in open_ids:
-            with db.transaction(self.url) as connection:
-                closed += finish_if_complete(connection, tournament_id)
-        return closed
-
-    def run(self) -> None:
-        """Sweep every interval until ``stop()``; a failing sweep is logged once per spell."""
-        while not self._stop.wait(self.interval):
-            started = time.thread_time()  # what healing costs, on /metrics
-            try:
-                self.sweep()
-            except Exception as error:
-                metrics.SUPERVISOR_SWEEPS.labels(outcome="error").inc()
-                if not self._failing:
-                    log.warning("supervisor: sweep failed, trying again every %.0f s: %s", self.interval,
-                                " ".join(str(error).split())[:300])
-                self._failing = True
-                continue
-            finally:
-                metrics.HEALING_CPU.labels(part="supervisor").inc(time.thread_time() - started)
-            if self._failing:
-                log.warning("supervisor: sweeping again")
-            self._failing = False
-
-    def start(self) -> Supervisor:
-        self._thread = threading.Thread(target=self.run, name="arena-supervisor", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop sweeping and give up the leadership, so another takes over at once."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    def _release(self) -> None:
         try:
             if self.client.get(self.key) == self.name.encode():
                 self.client.delete(self.key)

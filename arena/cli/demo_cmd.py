@@ -48,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--budget", type=float, default=25.0,
                         help="seconds of play to aim for; repetitions per game are fitted to it")
     parser.add_argument("--max-repetitions", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=int(time.time()) % 100_000)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="master seed of the demo's tournaments (default: drawn at random). Each "
+                             "tournament draws its own secret deal key, so the seed alone reproduces no "
+                             "deal: `arena tournament create --same-deals-as T` deals a tournament's cards again")
     parser.add_argument("--search-ms", type=float, default=DEMO_SEARCH_MS,
                         help="wall-clock cap per decision of the search bot in milliseconds (0: none, "
                         "its iteration budget alone); ARENA_SEARCH_MS, where set, wins")

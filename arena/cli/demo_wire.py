@@ -46,7 +46,7 @@ def token_for(name: str) -> tuple[int, str]:
             return int(bot_id), bot_tokens.issue(connection, bot_id, "arena demo")
 
 
-def run(seed: int, games_wanted: list[str]) -> None:
+def run(seed: int | None, games_wanted: list[str]) -> None:
     names = [g for g in WIRE_GAMES if g in games_wanted] or games_wanted[:1]
     metrics_port = free_port()
     start_http_server(metrics_port, addr="127.0.0.1")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from arena.server.ids import parse_id
 from arena.store import db, disclosure
 
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("match", help="show recorded matches")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="a match and its transcript")
-    show.add_argument("id", type=int)
+    show.add_argument("id", help="the match's id")  # parsed by the command: a bad id is one line
     show.add_argument("--json", action="store_true", help="the raw transcript")
     show.set_defaults(func=run_show)
 
@@ -30,15 +31,16 @@ def failure(match_id: int) -> str:
     match_t = Match.__table__
     with db.read() as connection:
         row = connection.execute(
-            sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.error)
+            sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.error)
             .where(match_t.c.id == match_id)
         ).one()
-        if (row.game, int(row.seed)) in disclosure.deals_in_play(connection, [row]):
+        if disclosure.withheld_errors(connection, [row]):
             return "withheld while its deal is being played"
     return row.error or "(not recorded)"
 
 
 def run_show(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "match")
     with db.read() as connection:
         match = disclosure.public_detail(connection, args.id)
     transcript = match["transcript"]

@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,8 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--address", help="host:port (default ARENA_GRPC_ADDRESS or 127.0.0.1:50051)")
     serve.add_argument("--metrics-port", type=int, help="gateway /metrics port (default 9809, 0 = off)")
     serve.add_argument("--web", metavar="HOST:PORT", nargs="?", const="127.0.0.1:8080", default=None,
-                       help="also serve the web face (read-only pages and JSON API) there "
-                            "(default when given alone: %(const)s)")
+                       help="also serve the web face (read-only pages and JSON API) there, from a process "
+                            "of its own that stops with the server (default when given alone: %(const)s)")
     serve.set_defaults(func=run_serve)
 
     bot = subparsers.add_parser("bot", help="register or revoke external bots")
@@ -45,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
+    challenge.add_argument("--move-time", type=float, default=2.0,
+                           help="seconds per decision (default 2; a bot's challenge: at most "
+                                "ARENA_CHALLENGE_MOVE_SECONDS on the server, 10 unless set)")
+    challenge.add_argument("--time-bank", type=float, default=30.0,
+                           help="overage seconds per seat (default 30; a bot's challenge: at most "
+                                "ARENA_CHALLENGE_BANK_SECONDS on the server, 60 unless set)")
     challenge.add_argument("--ca", type=Path, metavar="FILE",
                            help="connect with TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
     challenge.add_argument("--tls", action="store_true", default=None,
@@ -61,17 +69,56 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.address:
         settings = ServerSettings(**{**settings.__dict__, "address": args.address})
     port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
+    web = None
     if args.web:
         from arena.store import db
-        from arena.web import background
-        from arena.web.app import create_app
 
         db.engine()  # the gRPC side writes: the schema is made before the web face reads it
-        host, web_port = args.web.rsplit(":", 1)
-        web = background.start(create_app(None), host, int(web_port))
-        logging.getLogger("arena.serve").info("web face on %s", web.url)
-    asyncio.run(serve.serve_forever(settings, port))
+        web = start_web_process(args.web)
+        logging.getLogger("arena.serve").info("web face on http://%s/ (process %d)", args.web, web.pid)
+    try:
+        asyncio.run(serve.serve_forever(settings, port))
+    finally:
+        if web is not None:
+            stop_process(web)
     return 0
+
+
+def start_web_process(address: str) -> subprocess.Popen[bytes]:
+    """The web face (``python -m arena.web``) in a process of its own: its pages and replays
+    never take the interpreter that times the bots' moves, and at a lower CPU priority
+    (``WEB_NICENESS``) they wait when the machine is busy, not the moves. It inherits the
+    settings from the environment, and the kernel ends it should this process die without
+    stopping it."""
+    host, port = address.rsplit(":", 1)
+    if not port.isdigit():
+        raise ValueError(f"--web: {address!r} is not HOST:PORT")
+    return subprocess.Popen([sys.executable, "-m", "arena.web", "--address", address, "--log-level", "warning"],
+                            preexec_fn=_web_child if sys.platform == "linux" else None)
+
+
+WEB_NICENESS = 10  # added to the web face's niceness: readers get the CPU the live path leaves
+
+
+def _web_child() -> None:
+    """In the child, before it runs: a lower priority, and SIGTERM when the parent dies (Linux
+    ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import signal
+
+    os.nice(WEB_NICENESS)
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within ``grace`` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def run_register(args: argparse.Namespace) -> int:
@@ -125,7 +172,9 @@ def run_challenge(args: argparse.Namespace) -> int:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             ref = stub.Challenge(arena_pb2.ChallengeRequest(game=args.game, players=args.players,
-                                                             options_json=json.dumps(options), seed=args.seed),
+                                                             options_json=json.dumps(options), seed=args.seed,
+                                                             move_deadline_ms=milliseconds(args.move_time),
+                                                             time_bank_ms=milliseconds(args.time_bank)),
                                  metadata=(("authorization", f"Bearer {token}"),), timeout=60)
         except grpc.RpcError as error:
             raise ValueError(f"{address}: {error.details()}") from None
@@ -143,6 +192,13 @@ def run_challenge(args: argparse.Namespace) -> int:
     else:
         print_challenge(result)
     return 0 if result["status"] == "done" else 1
+
+
+def milliseconds(seconds: float) -> int:
+    """A clock for the request, in range for its ``uint32`` (the server checks the rest)."""
+    if not 0 <= seconds <= 4_000_000:
+        raise ValueError(f"a clock of {seconds:g} s is out of range")
+    return round(seconds * 1000)
 
 
 def challenge_result(detail) -> dict:

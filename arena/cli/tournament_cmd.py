@@ -17,8 +17,9 @@ import sys
 import sqlalchemy as sa
 
 from arena import games
+from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
-from arena.tournaments import cancel_tournament, create_tournament
+from arena.tournaments import cancel_tournament, create_tournament, same_deals
 
 from .jsonout import add_json_flag, human_stream, print_json
 from .progress import ProgressBar
@@ -41,7 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--sizes", default="", help="table sizes, e.g. 2,3 (default: every legal size)")
     create.add_argument("--repetitions", type=int, default=1, help="fresh deals per group")
     create.add_argument("--seed", type=int, default=None,
-                        help="master seed for a reproducible run (default: drawn at random)")
+                        help="master seed (default: drawn at random); deals are derived from it under "
+                             "a secret key drawn for each tournament, so a seed alone reproduces no deal")
+    create.add_argument("--same-deals-as", type=int, default=None, metavar="T",
+                        help="deal exactly the cards of tournament T (its master seed and secret deal key; "
+                             "the same games, table sizes, repetitions and number of bots give every group T's deal)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
     create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
@@ -53,13 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.set_defaults(func=run_create)
 
     run = actions.add_parser("run", help="dispatch a tournament's pending matches")
-    run.add_argument("id", type=int)
+    run.add_argument("id", help="the tournament's id")
     run.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
     add_json_flag(run)
     run.set_defaults(func=run_run)
 
     status = actions.add_parser("status", help="done/total per game")
-    status.add_argument("id", type=int)
+    status.add_argument("id", help="the tournament's id")
     add_json_flag(status)
     status.set_defaults(func=run_status)
 
@@ -71,13 +76,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.set_defaults(func=run_list)
 
     retry = actions.add_parser("retry-failed", help="schedule the failed matches again and dispatch them")
-    retry.add_argument("id", type=int)
+    retry.add_argument("id", help="the tournament's id")
     retry.add_argument("--no-wait", action="store_true", help="return once the tasks are sent")
     add_json_flag(retry)
     retry.set_defaults(func=run_retry_failed)
 
     cancel = actions.add_parser("cancel", help="cancel the matches not started yet")
-    cancel.add_argument("id", type=int)
+    cancel.add_argument("id", help="the tournament's id")
     add_json_flag(cancel)
     cancel.set_defaults(func=run_cancel)
 
@@ -120,15 +125,20 @@ def parse_game_options(pairs: list[str]) -> dict[str, dict]:
 def run_create(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()] or None
+    if args.same_deals_as is not None and args.seed is not None:
+        raise ValueError("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
     if args.run:
         from workers.dispatch import check_broker
 
         check_broker()  # before writing: an unreachable broker must not leave a tournament behind
     with db.transaction() as connection:
+        seed, key = args.seed, None
+        if args.same_deals_as is not None:
+            seed, key = same_deals(connection, args.same_deals_as)
         tournament_id = create_tournament(
-            connection, parse_games(args.game), bots, sizes, args.repetitions, args.seed,
+            connection, parse_games(args.game), bots, sizes, args.repetitions, seed,
             rated=not args.unrated, name=args.name, move_time=args.move_time,
-            time_bank=args.time_bank, options=parse_game_options(args.option),
+            time_bank=args.time_bank, options=parse_game_options(args.option), deal_key=key,
         )
         status = queries.tournament_status(connection, tournament_id)
     total = sum(g["total"] for g in status["games"].values())
@@ -186,15 +196,15 @@ def failures(tournament_id: int, notice=None) -> list[dict]:
                 .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
                 .order_by(match_t.c.id)
             ).all()
-            # An error may quote the deal (a card, a hand): it follows the disclosure rule.
-            in_play = disclosure.deals_in_play(connection, rows)
+            withheld = disclosure.withheld_errors(connection, rows)
         return [{"match": row.id, "game": row.game,
-                 "error": WITHHELD if (row.game, int(row.seed)) in in_play else row.error or ""} for row in rows]
+                 "error": WITHHELD if row.id in withheld else row.error or ""} for row in rows]
 
     return ride_out(read, "command", notice=notice)
 
 
 def run_run(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     return follow(args.id, wait=not args.no_wait, as_json=args.json)
 
 
@@ -220,6 +230,7 @@ def print_status(status: dict, failed: list[dict] | None = None) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     from workers.dispatch import read_status
 
     notice = outage_notice()
@@ -272,6 +283,7 @@ def print_tournaments(rows: list[dict]) -> None:
 
 
 def run_retry_failed(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     from arena.tournaments.play import reschedule_failed
     from workers.dispatch import check_broker
 
@@ -283,6 +295,7 @@ def run_retry_failed(args: argparse.Namespace) -> int:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
+    args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     with db.transaction() as connection:
         cancelled = cancel_tournament(connection, args.id)
         status = queries.tournament_status(connection, args.id) if args.json else None

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from arena.web.settings import web_settings
+from arena.web.settings import DEFAULT_ADDRESS, web_settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("web", help="serve the web pages and the JSON API (read-only)")
     parser.add_argument("--address", default=None,
-                        help=f"host:port to listen on (default ARENA_WEB_ADDRESS or {web_settings().address})")
+                        help=f"host:port to listen on (default ARENA_WEB_ADDRESS or {DEFAULT_ADDRESS})")
     parser.add_argument("--database", default=None, help="store URL (default ARENA_DATABASE_URL)")
     parser.add_argument("--log-level", default="info")
     parser.set_defaults(func=run)

@@ -3,7 +3,8 @@
 ``ARENA_REDIS_URL`` set: the mailbox is Redis, shared with every gateway. Embedded: one
 in-process mailbox, shared with the gateway running in this same process.
 ``ARENA_GRACE_SECONDS`` (default 30): how long a disconnected bot may stay away before it
-forfeits its match. ``ARENA_MAILBOX_PREFIX`` (default ``arena:mb:``): the Redis key prefix,
+forfeits its match. ``ARENA_CLOCK_ALLOWANCE`` (default 5): how long past a bot's time the runner
+waits for the gateway's word on a turn. ``ARENA_MAILBOX_PREFIX`` (default ``arena:mb:``): the Redis key prefix,
 so that several arenas can share one Redis.
 """
 
@@ -23,6 +24,7 @@ from .remote import MatchInfo, RemotePlayer
 _lock = threading.Lock()
 _mailboxes: dict[str, Mailbox] = {}
 _urls: dict[tuple[str | None, str | None], str] = {}  # (ARENA_REDIS_URL, ARENA_CONFIG) -> Redis URL
+_allowances: dict[tuple[str | None, str | None], float] = {}  # (ARENA_CLOCK_ALLOWANCE, ARENA_CONFIG) -> s
 
 
 def _redis_url() -> str:
@@ -34,6 +36,18 @@ def _redis_url() -> str:
     if url is None:
         url = _urls[key] = settings().redis_url or ""
     return url
+
+
+def clock_allowance() -> float:
+    """The ``clock_allowance`` setting, read once for each value of its variables (as
+    ``_redis_url``)."""
+    key = (os.environ.get("ARENA_CLOCK_ALLOWANCE"), os.environ.get("ARENA_CONFIG"))
+    allowance = _allowances.get(key)
+    if allowance is None:
+        from arena.settings import load
+
+        allowance = _allowances[key] = load().clock_allowance
+    return allowance
 
 
 def mailbox() -> Mailbox:
@@ -52,6 +66,7 @@ def forget() -> None:
     with _lock:
         _mailboxes.clear()
         _urls.clear()
+        _allowances.clear()
 
 
 def grace_seconds() -> float:
@@ -66,7 +81,8 @@ def external_player(spec: Any, seat: int) -> RemotePlayer:
         num_players=len(spec.bots), players=[b["name"] for b in spec.bots],
         move_deadline_ms=int(spec.clock.move * 1000), time_bank_ms=int(spec.clock.bank * 1000),
         tournament_id=str(spec.tournament_id or ""))
-    return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds())
+    return RemotePlayer(mailbox(), str(bot["id"]), info, grace=grace_seconds(), server_allowance=clock_allowance(),
+                        challenge=spec.tournament_id is None)  # only challenges stand alone
 
 
 def wait_connected(bot_ids: list[int], timeout: float) -> bool:

@@ -15,10 +15,21 @@ Policies, each with a test:
 - a move for a turn the bot was never sent, or for another bot's seat, is REJECTED; an answer
   to a turn already answered is REJECTED as a replay (before or after its result); an answer
   to a turn the referee decided without one (time out) is LATE; neither is ever applied;
+- a Hello's challenge policy is published beside the bot's presence for ``Arena.Challenge``
+  (``consent``); one too large to keep ends the call with INVALID_ARGUMENT;
 - a move with neither action nor index is MALFORMED: the runner applies a random legal action
   and counts a strike;
 - an oversized message ends the stream with RESOURCE_EXHAUSTED (gRPC's own limit); the bot
   may reconnect within the grace period and gets its pending turns again.
+
+The bot's clock runs here, where its stream is held: from the moment a Turn is written to the
+stream until the bot's Move arrives on it. The gateway puts that time on the move it posts
+(``latency_ms``), and when a turn's time (move time plus bank, as the turn says) runs out on
+the stream first, it posts a time-out for the bot itself; the runner charges these, not its own
+wall clock, so a stall of the runner, the mailbox or this loop before the turn went out is
+never the bot's; nor is a stall of this loop while the turn is out (``stalls.StallWatch``),
+which would otherwise delay reading a move that arrived in time. A turn sent again on a new
+stream keeps its first deadline.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -37,15 +49,28 @@ import grpc
 
 from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
+from . import consent, wire
 from . import gateway_metrics as metrics
-from . import wire
 from .mailbox import Mailbox
+from .stalls import StallWatch
 
 log = logging.getLogger("arena.gateway")
 
 HELLO_TIMEOUT = 10.0  # seconds a new stream has to say Hello
 COLLECT_WAIT = 1.0  # seconds one wait on the mailbox lasts before looking around
 DECIDED_MEMORY = 4096  # turns remembered per stream to tell a late answer from a wrong one
+
+
+@dataclass
+class TurnClock:
+    """A turn out on a stream: when it was written, the seconds it had from then, and the
+    timer that answers for the bot when they are up. ``resent``: the turn was out before, on
+    an earlier stream."""
+
+    written: float  # time.monotonic()
+    allowed: float
+    resent: bool
+    timer: asyncio.TimerHandle
 
 
 @dataclass(frozen=True)
@@ -91,6 +116,11 @@ class _Stream:
         self.games: dict[str, str] = {}  # match -> game, for metrics by game
         self.out: asyncio.Queue[gateway_pb2.RefereeMessage | None] = asyncio.Queue()
         self.closing = asyncio.Event()
+        # The clock of each turn: its time allowed in seconds, and for a turn sent again
+        # after a reconnect when it first left (epoch seconds), until it is written ...
+        self.limits: dict[tuple[str, int], tuple[float, float | None]] = {}
+        self.clocks: dict[tuple[str, int], TurnClock] = {}  # ... then running, until answered
+        self.posting: set[asyncio.Task[None]] = set()  # time-outs on their way to the mailbox
 
     def remember(self, book: OrderedDict[tuple[str, int], None], key: tuple[str, int]) -> None:
         book[key] = None
@@ -110,6 +140,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.ping_every = ping_every
         self.limiter = limiter  # failed attempts per peer (``arena.server.access.AttemptLimiter``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
+        self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
 
     async def Connect(self, request_iterator: Any, context: Any) -> Any:
         token = bearer_token(context.invocation_metadata())
@@ -133,19 +164,27 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if first.WhichOneof("body") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
 
+        try:
+            challenges = consent.published(first.hello)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
+        self.stalls.start()
         stream = _Stream(identity, first.hello, self.max_matches_per_bot,
                          hashlib.sha256((token or "").encode()).hexdigest())
         self.streams[stream.connection] = stream
         await self.mailbox.set_revoked(identity.bot_id, False)  # a live token: it may play again
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
-                                                       "max_matches": stream.max_matches})
+                                                       "max_matches": stream.max_matches,
+                                                       "challenges": challenges})
         await self.mailbox.claim(identity.bot_id, stream.connection)
         metrics.CONNECTED.inc()
         log.info("bot %s connected", identity.name)
         yield gateway_pb2.RefereeMessage(welcome=gateway_pb2.Welcome(
             bot_id=identity.bot_id, bot_name=identity.name, max_matches=stream.max_matches))
         for turn in await self.mailbox.pending_turns(identity.bot_id):
-            for out in self._outgoing(stream, turn):
+            for out in self._outgoing(stream, turn, resent=True):
+                self._start_clock(stream, out)
                 yield out
 
         forward = asyncio.create_task(self._forward(stream))
@@ -153,6 +192,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                   asyncio.create_task(self._keep_alive(stream))]
         try:
             while (message := await stream.out.get()) is not None:
+                self._start_clock(stream, message)
                 yield message
             if stream.final is not None:  # replaced or revoked: the stream ends with a status
                 await context.abort(*stream.final)
@@ -167,22 +207,28 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             for task in others:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            for clock in stream.clocks.values():  # a new stream times them from here on
+                clock.timer.cancel()
             self.streams.pop(stream.connection, None)
+            if not self.streams:
+                self.stalls.stop()
             await self.mailbox.release(identity.bot_id, stream.connection)
             metrics.CONNECTED.dec()
             log.info("bot %s disconnected", identity.name)
 
-    def _outgoing(self, stream: _Stream, message: dict[str, Any]) -> list[gateway_pb2.RefereeMessage]:
+    def _outgoing(self, stream: _Stream, message: dict[str, Any],
+                  resent: bool = False) -> list[gateway_pb2.RefereeMessage]:
         """The protobuf messages for one mailbox message. A turn of a match this stream has
-        not been told about (a reconnect mid-match) is preceded by its match-started."""
+        not been told about (a reconnect mid-match) is preceded by its match-started.
+        ``resent``: a pending turn sent again to a stream that reconnected."""
         out = []
         if message["kind"] == "turn" and message["match_id"] not in stream.games and "match" in message:
             out += self._outgoing(stream, message["match"])
-        self._sending(stream, message)
+        self._sending(stream, message, resent)
         out.append(wire.to_referee_message(message, stream.want_sample_state))
         return out
 
-    def _sending(self, stream: _Stream, message: dict[str, Any]) -> None:
+    def _sending(self, stream: _Stream, message: dict[str, Any], resent: bool = False) -> None:
         """Bookkeeping for a message about to go down the stream."""
         key = (message.get("match_id", ""), message.get("turn_id", -1))
         kind = message["kind"]
@@ -191,7 +237,11 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         elif kind == "turn":
             stream.outstanding[key] = stream.games.get(key[0], "unknown")
             metrics.TURNS_SENT.labels(game=stream.outstanding[key]).inc()
+            if "deadline_ms" in message:
+                allowed = (message["deadline_ms"] + message.get("time_bank_ms", 0)) / 1000
+                stream.limits[key] = (allowed, message.get("sent_at") if resent else None)
         elif kind == "move_result":
+            self._stop_clock(stream, key)
             game = stream.outstanding.pop(key, stream.games.get(key[0], "unknown"))
             stream.remember(stream.decided, key)
             if message["code"] == "TIMEOUT":
@@ -202,6 +252,51 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                 metrics.MOVE_LATENCY.labels(game=game).observe(message["latency_ms"] / 1000)
         elif kind == "match_ended":
             stream.games.pop(message["match_id"], None)
+
+    def _start_clock(self, stream: _Stream, message: gateway_pb2.RefereeMessage) -> None:
+        """A turn is being written to the stream: the bot's time starts now (once per turn on
+        a stream, however often it is written), and a timer answers for the bot when it is up.
+        A turn sent again after a reconnect gets what was left of its first deadline."""
+        if message.WhichOneof("body") != "turn":
+            return
+        key = (message.turn.match_id, message.turn.turn_id)
+        limit = stream.limits.pop(key, None)
+        if limit is None or key in stream.clocks or key not in stream.outstanding:
+            return
+        allowed, first_sent = limit
+        left = allowed if first_sent is None else max(0.0, allowed - (time.time() - first_sent))
+        timer = asyncio.get_running_loop().call_later(left, self._time_out, stream, key)
+        stream.clocks[key] = TurnClock(time.monotonic(), left, first_sent is not None, timer)
+
+    def _bot_time(self, clock: TurnClock, now: float) -> float:
+        """Seconds the turn has been the bot's: out on its stream, less this loop's stalls."""
+        return max(0.0, now - clock.written - self.stalls.stalled(clock.written, now))
+
+    def _stop_clock(self, stream: _Stream, key: tuple[str, int]) -> TurnClock | None:
+        stream.limits.pop(key, None)
+        clock = stream.clocks.pop(key, None)
+        if clock is not None:
+            clock.timer.cancel()
+        return clock
+
+    def _time_out(self, stream: _Stream, key: tuple[str, int]) -> None:
+        """The turn's time ran out on the stream before the bot answered: the turn is decided
+        for the bot (a move still coming is LATE) and the runner is told so."""
+        clock = stream.clocks.get(key)
+        if clock is None or key not in stream.outstanding or key in stream.answered:
+            stream.clocks.pop(key, None)
+            return
+        took = self._bot_time(clock, time.monotonic())
+        if took < clock.allowed:  # this loop was stalled meanwhile: the bot keeps that time
+            clock.timer = asyncio.get_running_loop().call_later(clock.allowed - took, self._time_out, stream, key)
+            return
+        del stream.clocks[key]
+        stream.remember(stream.decided, key)
+        stream.outstanding.pop(key)
+        task = asyncio.ensure_future(self.mailbox.post_move(key[0], key[1],
+                                                            wire.timed_out(took * 1000, clock.resent)))
+        stream.posting.add(task)
+        task.add_done_callback(stream.posting.discard)
 
     async def _forward(self, stream: _Stream) -> None:
         """Mailbox -> stream, while this connection holds the bot."""
@@ -235,10 +330,14 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             await stream.out.put(None)
 
     async def _on_move(self, stream: _Stream, move: gateway_pb2.Move) -> None:
+        arrived = time.monotonic()
         key = (move.match_id, move.turn_id)
         if key in stream.outstanding and key not in stream.answered:
             stream.remember(stream.answered, key)
-            await self.mailbox.post_move(move.match_id, move.turn_id, wire.to_mailbox_move(move))
+            clock = self._stop_clock(stream, key)
+            took = None if clock is None else self._bot_time(clock, arrived) * 1000
+            await self.mailbox.post_move(move.match_id, move.turn_id,
+                                         wire.to_mailbox_move(move, took, clock is not None and clock.resent))
             return
         if key in stream.answered:
             await self._reply(stream, "REJECTED", "this turn was already answered (replay)", move)

@@ -6,7 +6,7 @@ directly. Through the mailbox:
 - the runner *delivers* messages for a bot (match started, turn, move result, match ended)
   and *awaits the move* for one (match, turn);
 - the gateway *collects* a bot's messages to send down its stream, *posts moves* it read
-  from the stream, and keeps the bot's *presence* (which connection is live, and since when
+  from the stream (each with the bot's time, measured there), and keeps the bot's *presence* (which connection is live, and since when
   it has been gone).
 
 Two implementations with the same behaviour: ``LocalMailbox`` (in-process, the embedded
@@ -72,7 +72,9 @@ class Mailbox:
         raise NotImplementedError
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
-        """A bot's answer for (match, turn), for the runner."""
+        """A bot's answer for (match, turn), for the runner: its choice and ``latency_ms``,
+        the bot's time as the gateway measured it; or the gateway's ``timeout`` when the
+        turn's time ran out on the bot's stream (``wire.to_mailbox_move``, ``wire.timed_out``)."""
         raise NotImplementedError
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:

@@ -12,6 +12,18 @@ gets a strike and the referee plays a random legal action for it, drawn from a s
 seeded by the match seed and the turn id (so the match stays reproducible). After
 ``Clock.strikes`` strikes the seat forfeits: it is ranked last whatever the cards say, and
 the match plays on with random actions in its place.
+
+Whose clock: a house bot's time is what the runner measures around ``act``. An external bot's
+time is measured by the gateway, where its stream is held: from the moment its turn was
+written to the stream until its move arrived there (``players.Timed``). The gateway also
+keeps that turn's deadline and, when it passes, answers for the bot with a time-out. So a
+stall of this runner, of the mailbox or of the gateway before it wrote the turn out is never
+charged to the bot: a move that reached the gateway in time is in time however late the
+runner reads it. The runner's own deadline stays as a safety net, ``server_allowance``
+seconds past the bot's time; when it passes with no word from the gateway while the bot's
+stream still stands, the server was slow, not the bot: the turn gets a random legal action
+with no strike and nothing taken from the bank. Only a bot whose stream is gone is struck
+then, as before.
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ from typing import Any
 
 from arena import games
 
-from .players import Disconnected, Player, Turn
+from .players import Disconnected, Player, Timed, Turn
 from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision
 
 
@@ -123,6 +135,9 @@ class _Table:
             return turn_id, self.fallback(turn_id, legal), 0.0, FORFEITED
         player = self.players[seat]
         allowed = self.clock.move + self.bank[seat]
+        # None: the runner times this player; else the player's bot is timed where its stream
+        # is held and the runner's deadline only catches a server that never answers.
+        allowance: float | None = getattr(player, "server_allowance", None)
         turn = Turn(
             match_id=self.match_id,
             turn_id=turn_id,
@@ -142,7 +157,7 @@ class _Table:
             else:
                 # In this task (``wait_for`` would wrap act in a task of its own: two more
                 # loop iterations on every move).
-                async with asyncio.timeout(allowed):
+                async with asyncio.timeout(allowed + (allowance or 0.0)):
                     action = await player.act(turn)
             code = OK
         except TimeoutError:
@@ -156,6 +171,14 @@ class _Table:
                 raise
             code = MALFORMED  # a player that crashes has not given an action id
         elapsed = time.perf_counter() - start
+        excused = False
+        if isinstance(action, Timed):  # the bot's own time, measured at its stream
+            elapsed = action.seconds
+            if action.timed_out:
+                code = TIMEOUT
+            action = action.action
+        elif code == TIMEOUT and allowance is not None:
+            excused = await server_was_slow(player)
         if code == OK:
             if elapsed > allowed:
                 code = TIMEOUT
@@ -163,9 +186,11 @@ class _Table:
                 code = MALFORMED
             elif action not in legal:
                 code = ILLEGAL
-        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.clock.move))
+        if not excused:
+            self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - self.clock.move))
         if code != OK:
-            self.strikes[seat] += 1
+            if not excused:
+                self.strikes[seat] += 1
             if self.strikes[seat] >= self.clock.strikes:
                 self.forfeited[seat] = True
             action = self.fallback(turn_id, legal)
@@ -176,6 +201,18 @@ class _Table:
             except Exception:  # a bot that is gone cannot change the decision
                 pass
         return turn_id, action, elapsed, code
+
+
+async def server_was_slow(player: Player) -> bool:
+    """After the runner's own deadline passed with no word from the gateway: True when the
+    bot's stream still stands (the gateway holds the turn and would have timed it: the delay
+    is the server's), False when the bot is gone (its time-out is its own)."""
+    try:
+        return bool(await player.still_connected())  # type: ignore[attr-defined]
+    except Exception as error:
+        if not_the_players(error):
+            raise
+        return False
 
 
 def not_the_players(error: BaseException) -> bool:

@@ -2,8 +2,11 @@
 
 A player is any object with one coroutine, ``act(turn) -> action id``. House bots answer
 in-process; an external bot's player forwards the turn through a mailbox to the gateway and
-awaits the move. The runner owns the clock: a player may be told its deadline, but the time
-that counts is the one the runner measures.
+awaits the move. The runner keeps the clock (move time, bank, strikes). It measures a house
+bot's time itself; an external bot's time is measured where its stream is held (the gateway),
+because only there is it free of the runner's, the mailbox's and the server's own stalls: such
+a player answers with a ``Timed`` and says how long the runner should wait for the server side
+(``server_allowance``).
 """
 
 from __future__ import annotations
@@ -57,12 +60,28 @@ class Turn:
         }
 
 
+@dataclass(frozen=True)
+class Timed:
+    """An answer with the time the bot took, measured where its stream is held: from the
+    moment its turn was written to its stream until its move arrived there. The runner charges
+    ``seconds`` to the move clock and bank instead of its own wall clock. ``timed_out``: the
+    gateway's clock ran out before the bot answered (``action`` is then None)."""
+
+    action: Any
+    seconds: float
+    timed_out: bool = False
+
+
 @runtime_checkable
 class Player(Protocol):
     """One seat's decision maker for one match.
 
     ``in_process`` players (house bots) are awaited without a timer task: they cannot be
-    interrupted anyway, and their time is still measured and charged afterwards."""
+    interrupted anyway, and their time is still measured and charged afterwards.
+
+    A player whose bot is timed elsewhere answers with ``Timed`` and has a
+    ``server_allowance``: seconds the runner's own deadline waits past the bot's time, for
+    the turn's trips through the server (see ``arena.referee.match``)."""
 
     in_process: bool
 

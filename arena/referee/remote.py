@@ -1,8 +1,11 @@
 """An external bot as a player of the match runner, reached through the mailbox.
 
 The runner asks ``act(turn)``; the player delivers the turn to the bot's mailbox, waits for
-the move the gateway posts back, and turns it into an action id. The runner keeps the clock
-(it cancels ``act`` when the bot's time is up); this side only knows about the connection:
+the move the gateway posts back, and turns it into an action id with the time the gateway
+measured for it (``Timed``): the bot's time runs from the moment its turn was written to its
+stream until its move arrived there, so no stall on this side of the gateway is charged to it.
+The gateway answers a turn whose time ran out with a time-out; the runner's own deadline
+(``server_allowance`` later) is only a safety net. This side also knows about the connection:
 a bot that has had no live stream for longer than the grace period forfeits at once.
 """
 
@@ -16,7 +19,7 @@ from typing import Any
 from arena.games import dumps
 
 from .mailbox import Mailbox
-from .players import Disconnected, Turn
+from .players import Disconnected, Timed, Turn
 
 POLL = 0.5  # seconds between looks at the bot's presence while waiting for its move
 
@@ -53,7 +56,13 @@ class RemotePlayer:
     bot_id: str
     info: MatchInfo
     grace: float = 30.0
+    # Seconds the runner waits past the bot's time for the gateway's word on a turn (the
+    # turn's trips through the mailbox, a stalled server) before it decides without it.
+    server_allowance: float = 5.0
     in_process: bool = False
+    # A challenge's seat: bounded when the challenge was made (``arena.server.challenge``), it
+    # never takes one of the slots (``max_matches``) the bot's rated matches use.
+    challenge: bool = False
     _started: bool = field(default=False, init=False)
     _last_latency_ms: int = field(default=0, init=False)
     _detail: str = field(default="", init=False)
@@ -76,6 +85,8 @@ class RemotePlayer:
             "time_bank_ms": int(turn.time_bank * 1000),
             "last_move_latency_ms": self._last_latency_ms,
             "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
+            # When the turn first left: a turn sent again on a new stream keeps its deadline.
+            "sent_at": time.time(),
         }
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
@@ -85,10 +96,14 @@ class RemotePlayer:
             move = await self.mailbox.ask(self.bot_id, message, POLL)
             if move is None:
                 move = await self._await_move(turn)
-            self._last_latency_ms = int((time.monotonic() - sent) * 1000)
+            seconds = bot_time(move, time.monotonic() - sent)
+            self._last_latency_ms = int(seconds * 1000)
+            if move.get("timeout"):
+                return Timed(None, seconds, timed_out=True)
             action, _, self._detail = resolve(move, turn.legal_actions)
-            return action
+            return Timed(action, seconds)
         except Forfeited as gone:
+            self._last_latency_ms = int((time.monotonic() - sent) * 1000)
             self._detail = ("the bot's token was revoked: forfeit" if "revoked" in str(gone)
                             else f"disconnected for more than {self.grace:g} s: forfeit")
             raise
@@ -97,17 +112,26 @@ class RemotePlayer:
         """Called by the runner once the turn is decided: the bot learns the code, the
         action applied for it and its strikes; the turn stops being pending."""
         match_id = self.info.match_id
-        if code != "ok":  # unanswered: what it cost the bot is the time the referee waited
-            self._last_latency_ms = int((time.monotonic() - self._sent) * 1000)
         await self.mailbox.settle(self.bot_id, match_id, turn_id, {
             "kind": "move_result", "match_id": match_id, "turn_id": turn_id,
             "code": code.upper(), "detail": "" if code == "ok" else self._detail,
             "applied_action": action, "strikes": strikes, "latency_ms": self._last_latency_ms})
 
+    async def still_connected(self) -> bool:
+        """Whether the bot has a live stream now and its token stands (asked by the runner
+        when the gateway never said what became of a turn). The detail the bot is told says
+        which way it went."""
+        connected = not await self.mailbox.revoked(self.bot_id) and await self.mailbox.offline_since(self.bot_id) is None
+        self._last_latency_ms = int((time.monotonic() - self._sent) * 1000)
+        if connected:
+            self._detail = "the server could not time this turn (it was slow): no strike, no bank spent"
+        return connected
+
     async def prepare(self) -> None:
         """Before the clock starts: wait for a free slot among the matches the bot plays at
-        once (its Hello's ``max_matches``, as granted by the gateway), then tell it the match
-        starts. A bot that stays away past the grace period forfeits (``Forfeited``)."""
+        once (its Hello's ``max_matches``, as granted by the gateway; a challenge takes none),
+        then tell it the match starts. A bot that stays away past the grace period forfeits
+        (``Forfeited``)."""
         await self._enter()
         self._started = True
         await self.mailbox.deliver(self.bot_id, self.info.to_json())
@@ -116,23 +140,30 @@ class RemotePlayer:
         while True:
             prefs = await self.mailbox.prefs(self.bot_id)
             self._wants_samples = bool(prefs.get("want_sample_state"))
-            if await self.mailbox.enter_match(self.bot_id, self.info.match_id, int(prefs.get("max_matches", 1))):
+            if self.challenge or await self.mailbox.enter_match(self.bot_id, self.info.match_id,
+                                                                int(prefs.get("max_matches", 1))):
                 return
             await self._check_presence()
             await asyncio.sleep(POLL)
 
-    async def _check_presence(self) -> None:
+    async def _check_presence(self) -> bool:
+        """True while the bot has a live stream; False while it is away within its grace."""
         if await self.mailbox.revoked(self.bot_id):
             raise Forfeited(f"bot {self.bot_id} was revoked")
         since = await self.mailbox.offline_since(self.bot_id)
         # A bot that has not come yet gets its grace from the start of the match.
         if since is not None and time.time() - max(since, self._created) > self.grace:
             raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
+        return since is None
 
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
-        """The move, once the first wait (``Mailbox.ask``) has passed without it."""
+        """The move, once the first wait (``Mailbox.ask``) has passed without it. While the bot
+        has no stream, no gateway times its turn: the runner's clock does, and the turn times
+        out when the bot's time is up on it."""
+        allowed = turn.move_time + turn.time_bank
         while True:
-            await self._check_presence()
+            if not await self._check_presence() and time.monotonic() - self._sent > allowed:
+                return {"timeout": True}
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
             if move is not None:
                 return move
@@ -147,6 +178,16 @@ class RemotePlayer:
             "forfeited": bool(result.get("forfeited", [False] * (seat + 1))[seat]),
             "reason": result.get("reason", "finished"), "game": self.info.game, "seat": seat,
             "players": list(self.info.players), "tournament_id": self.info.tournament_id})
+
+
+def bot_time(move: dict[str, Any], waited: float) -> float:
+    """Seconds to charge the bot for ``move``: what the gateway measured at the bot's stream.
+    A turn sent again after a reconnect was out before this stream had it, and a move from a
+    gateway that does not measure carries nothing: both are charged the runner's ``waited``."""
+    measured = move.get("latency_ms")
+    if move.get("resent") or not isinstance(measured, (int, float)):
+        return waited
+    return max(0.0, float(measured) / 1000)
 
 
 def resolve(move: dict[str, Any], legal: list[str]) -> tuple[Any, str, str]:

@@ -56,12 +56,28 @@ def move_result(match_id: str, turn_id: int, code: str, detail: str = "", *, lat
                                   latency_ms=latency_ms, applied_action=applied, strikes=strikes)
 
 
-def to_mailbox_move(move: gateway_pb2.Move) -> dict[str, Any]:
-    """A bot's move as the runner reads it: by action id, by index, or malformed."""
+def to_mailbox_move(move: gateway_pb2.Move, latency_ms: float | None = None,
+                    resent: bool = False) -> dict[str, Any]:
+    """A bot's move as the runner reads it: by action id, by index, or malformed; with the
+    time the bot took as the gateway measured it (``latency_ms``), and whether its turn was
+    sent again on a new stream (then the runner's own clock counts: see ``remote.bot_time``)."""
     choice = move.WhichOneof("choice")
     if choice == "action":
-        return {"action": move.action}
-    if choice == "index":
-        return {"index": move.index}
-    return {"malformed": "a move needs an action or an index"}
+        body: dict[str, Any] = {"action": move.action}
+    elif choice == "index":
+        body = {"index": move.index}
+    else:
+        body = {"malformed": "a move needs an action or an index"}
+    return body | timing(latency_ms, resent)
+
+
+def timed_out(latency_ms: float, resent: bool = False) -> dict[str, Any]:
+    """The gateway's answer for a bot whose turn's time ran out on its stream."""
+    return {"timeout": True} | timing(latency_ms, resent)
+
+
+def timing(latency_ms: float | None, resent: bool) -> dict[str, Any]:
+    if latency_ms is None:
+        return {}
+    return {"latency_ms": round(latency_ms, 3), **({"resent": True} if resent else {})}
 

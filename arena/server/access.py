@@ -2,8 +2,10 @@
 
 Every Arena call starts by asking ``Access.caller``; the authorization table in
 docs/operations.md ("Who may do what") says what each kind of caller may do, and the
-servicer enforces it call by call. A token that is presented but wrong is an error
-(UNAUTHENTICATED), never silently anonymous, and each such failure counts against the peer:
+servicer enforces it call by call. Credentials presented to any service are resolved once,
+before the servicer runs, by ``arena.server.token_check``, so that the open calls (reads,
+Rules, RegisterBot) refuse a bad token as the others do. A token that is presented but wrong is
+an error (UNAUTHENTICATED), never silently anonymous, and each such failure counts against the peer:
 past ``ARENA_AUTH_FAILURES_PER_MINUTE`` failures in a minute, a peer's credentialed calls are
 refused with RESOURCE_EXHAUSTED until the minute has passed, so tokens cannot be guessed at
 line speed.
@@ -15,6 +17,7 @@ import hmac
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,12 @@ class Caller:
     @property
     def anonymous(self) -> bool:
         return not self.admin and self.bot is None
+
+
+# The caller of the call being served, once ``TokenCheck`` (arena.server.token_check) has
+# resolved it for every service: the servicers then ask ``Access.caller`` without looking the
+# token up a second time.
+RESOLVED: ContextVar[Caller | None] = ContextVar("arena_caller", default=None)
 
 
 class WindowLimiter:
@@ -125,19 +134,29 @@ class Access:
 
     async def caller(self, context: Any) -> Caller:
         """Who is calling, or the call is aborted (a wrong token, or too many of them)."""
-        token = bearer_token(context.invocation_metadata())
-        if token is None:
+        known = RESOLVED.get()
+        return known if known is not None else await self.resolve(context)
+
+    async def resolve(self, context: Any) -> Caller:
+        """Who is calling, from the call's metadata: anonymous without credentials; any
+        credentials presented must be good, or the call is aborted (UNAUTHENTICATED, or
+        RESOURCE_EXHAUSTED once the peer has failed too often)."""
+        metadata = context.invocation_metadata()
+        if not presents_credentials(metadata):
             return Caller()
         peer = peer_address(context)
         if self.limiter.blocked(peer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 "too many failed authentication attempts: try again in a minute")
-        if self.is_admin_token(token):
+        token = bearer_token(metadata)
+        if token is not None and self.is_admin_token(token):
             return Caller(admin=True)
-        identity = await self.authenticate(token)
+        identity = await self.authenticate(token) if token is not None else None
         if identity is None:
             self.limiter.failed(peer)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "unknown or revoked token" if token is not None
+                                else "credentials must be 'authorization: Bearer <token>'")
         return Caller(bot=identity)
 
     async def require_admin(self, context: Any) -> Caller:
@@ -155,3 +174,8 @@ class Access:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "a bot's token is required (authorization: Bearer <token>)")
         return who
+
+
+def presents_credentials(metadata: Any) -> bool:
+    """Whether the call carries an ``authorization`` entry at all (well-formed or not)."""
+    return any(key.lower() == "authorization" for key, _ in metadata or ())

@@ -17,8 +17,10 @@ from grpc_reflection.v1alpha._async import ReflectionServicer
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
 from .rules_pool import PoolLimits, RulesPool, Work
+from .access import Access
 from .rules_service import RateLimits, RulesService
 from .settings import ServerSettings
+from .token_check import TokenCheck
 
 
 @dataclass
@@ -68,12 +70,14 @@ def rules_pool(settings: ServerSettings, work: Work | None = None) -> RulesPool:
 
 
 async def start_server(settings: ServerSettings, extra: list[tuple[Any, Any, str]] | None = None,
-                       rules_work: Work | None = None) -> RunningServer:
+                       access: Access | None = None, rules_work: Work | None = None) -> RunningServer:
     """Start the server on ``settings.address``.
 
     ``extra`` adds services as ``(add_to_server_function, servicer, full_service_name)``:
-    the gateway and the Arena service plug in here."""
-    server = grpc.aio.server(options=settings.channel_options())
+    the gateway and the Arena service plug in here. With ``access``, credentials presented to
+    any service (Rules included) are checked before it runs (``TokenCheck``)."""
+    interceptors = [TokenCheck(access)] if access is not None else []
+    server = grpc.aio.server(options=settings.channel_options(), interceptors=interceptors)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -17,13 +18,20 @@ import grpc
 
 from arena import games
 from arena.games import BadOptions
+from arena.ratelimit import ReadLimiter
+from arena.referee import external
+from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
+from arena.settings import load as load_settings
 from arena.store import bot_tokens, db, disclosure, queries
 from arena.tournaments import service as tournaments
+from arena.tournaments.limits import check_challenge_clock
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access, AttemptLimiter
+from .ids import BadId, parse_id
+from .per_minute import PerMinute, Unavailable
 from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
@@ -42,6 +50,26 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self.kick = kick
         self.access = access or Access(settings.admin_token, sessions.authenticate,
                                        AttemptLimiter(settings.auth_failures_per_minute))
+        self.reads = ReadLimiter(settings.read_rate)
+        self.following: dict[str, int] = {}  # open FollowTournament streams per peer address
+        config = load_settings()
+        # Challenges per bot and minute, counted in the mailbox's Redis when distributed.
+        self.challenge_rate = PerMinute(settings.challenges_per_minute, config.redis_url, config.mailbox_prefix)
+
+    async def _count_read(self, context: Any) -> None:
+        """Count one read against the caller's address (``ARENA_READ_RATE``); past the rate the
+        call ends with RESOURCE_EXHAUSTED and ``retry-after`` (seconds) in its trailing
+        metadata. The admin is not counted: the check is a comparison, no store lookup."""
+        if not self.reads.enabled:
+            return
+        token = bearer_token(context.invocation_metadata())
+        if token is not None and self.access.is_admin_token(token):
+            return
+        wait = self.reads.hit(peer_address(context))
+        if wait is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many reads from this address: try again in {wait} s",
+                                trailing_metadata=(("retry-after", str(wait)),))
 
     # ----- helpers -----------------------------------------------------------------------
     @staticmethod
@@ -51,6 +79,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 return work(connection)
 
         return await asyncio.to_thread(run)
+
+    @staticmethod
+    async def _id(text: str, what: str, context: Any) -> int:
+        """The id a request names, or INVALID_ARGUMENT (``arena.server.ids``)."""
+        try:
+            return parse_id(text, what)
+        except BadId as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            raise  # not reached: abort raises
 
     # ----- bots ----------------------------------------------------------------------------
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, context: Any) -> arena_pb2.RegisterBotResponse:
@@ -75,6 +112,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     # ----- games ---------------------------------------------------------------------------
     async def ListGames(self, request: arena_pb2.ListGamesRequest, context: Any) -> arena_pb2.ListGamesResponse:
+        await self._count_read(context)
         listing = []
         for info in games.describe_all():
             listing.append(arena_pb2.GameInfo(
@@ -103,8 +141,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.TournamentRef(tournament_id=str(tournament_id))
 
     async def _status(self, ref: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
+        tournament_id = await self._id(ref.tournament_id, "tournament", context)
         try:
-            status = await self._db(lambda c: queries.tournament_status(c, int(ref.tournament_id)), read=True)
+            status = await self._db(lambda c: queries.tournament_status(c, tournament_id), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {ref.tournament_id!r}"))
         return arena_pb2.TournamentStatus(
@@ -113,26 +152,46 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                       for g, c in status["games"].items()])
 
     async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
-        last = None
-        while True:
-            status = await self._status(request, context)
-            if status != last:
-                yield status
-                last = status
-            if status.status != "running":
-                return
-            await asyncio.sleep(FOLLOW_POLL)
+        await self._count_read(context)
+        peer = peer_address(context)
+        # Each open stream reads the store twice a second: their number is bounded per peer
+        # and in all (ARENA_FOLLOW_STREAMS_PER_PEER, ARENA_FOLLOW_STREAMS).
+        if sum(self.following.values()) >= self.settings.follow_streams:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"the server follows {self.settings.follow_streams} tournaments at once: "
+                                "try again when a stream has ended")
+        if self.following.get(peer, 0) >= self.settings.follow_streams_per_peer:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this address already follows {self.settings.follow_streams_per_peer} "
+                                "tournaments: close one first")
+        self.following[peer] = self.following.get(peer, 0) + 1
+        try:
+            last = None
+            while True:
+                status = await self._status(request, context)
+                if status != last:
+                    yield status
+                    last = status
+                if status.status != "running":
+                    return
+                await asyncio.sleep(FOLLOW_POLL)
+        finally:
+            self.following[peer] -= 1
+            if not self.following[peer]:
+                del self.following[peer]
 
     async def CancelTournament(self, request: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
         await self.access.require_admin(context)
+        tournament_id = await self._id(request.tournament_id, "tournament", context)
         try:
-            await self._db(lambda c: tournaments.cancel_tournament(c, int(request.tournament_id)))
+            await self._db(lambda c: tournaments.cancel_tournament(c, tournament_id))
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {request.tournament_id!r}"))
         return await self._status(request, context)
 
     # ----- results -------------------------------------------------------------------------
     async def GetLeaderboard(self, request: arena_pb2.LeaderboardRequest, context: Any) -> arena_pb2.LeaderboardResponse:
+        await self._count_read(context)
         try:
             games.get(request.game)
         except KeyError as error:
@@ -146,11 +205,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             for r in rows])
 
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, context: Any) -> arena_pb2.ListMatchesResponse:
-        tournament = None
-        if request.tournament_id:
-            if not request.tournament_id.isdigit():
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(f"no tournament {request.tournament_id!r}"))
-            tournament = int(request.tournament_id)
+        await self._count_read(context)
+        tournament = await self._id(request.tournament_id, "tournament", context) if request.tournament_id else None
         limit = min(request.limit or 50, 1000)
 
         def listing(connection: Any) -> list[dict[str, Any]]:
@@ -161,8 +217,10 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.ListMatchesResponse(matches=[summary(m) for m in found])
 
     async def GetMatch(self, request: arena_pb2.MatchRef, context: Any) -> arena_pb2.MatchDetail:
+        await self._count_read(context)
+        match_id = await self._id(request.match_id, "match", context)
         try:
-            detail = await self._db(lambda c: disclosure.public_detail(c, int(request.match_id)), read=True)
+            detail = await self._db(lambda c: disclosure.public_detail(c, match_id), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no match {request.match_id!r}"))
         transcript = detail.get("transcript") or {}
@@ -173,23 +231,49 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                        for d in map(Decision.from_json, transcript.get("decisions", []))])
 
     async def Challenge(self, request: arena_pb2.ChallengeRequest, context: Any) -> arena_pb2.MatchRef:
+        """A bot's challenge seats itself, and other external bots only with their consent;
+        its clock, rate and number at once are bounded by the server's settings. The admin
+        seats any bot with the tournament limits' clock, unbounded in number."""
         who = await self.access.require_bot(context)
-        if not who.admin:
+        bot = who.bot if not who.admin else None
+        if bot is not None:
             if request.seed:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     "a chosen seed is the admin's choice: leave seed 0 for a random deal")
-            if who.bot is not None and who.bot.name not in request.players:
+            if bot.name not in request.players:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                    f"a challenge must seat the calling bot ({who.bot.name})")
+                                    f"a challenge must seat the calling bot ({bot.name})")
+            try:
+                wait = await asyncio.to_thread(self.challenge_rate.retry_after, bot.bot_id)
+            except Unavailable as error:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
+            if wait is not None:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"at most {self.settings.challenges_per_minute} challenges a minute: "
+                                    f"try again in {math.ceil(wait)} s")
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
+        move_time, time_bank = (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000
         try:
+            if bot is not None:
+                check_challenge_clock(move_time, time_bank, self.settings.challenge_move_seconds,
+                                      self.settings.challenge_bank_seconds)
             options = json_object(request.options_json) if request.options_json else {}
-            match_id = await self._db(lambda c: challenge.create(
-                c, request.game, list(request.players), options, request.seed or None,
-                (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000))
+            plan = await self._db(lambda c: challenge.prepare(c, request.game, list(request.players), options,
+                                                              move_time, time_bank))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
+        at_once = None
+        if bot is not None:
+            mailbox = external.mailbox()
+            reason = await challenge.refusal(mailbox, plan, bot.name)
+            if reason is not None:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, reason)
+            at_once = await challenge.limits_at_once(mailbox, plan, bot.name, self.settings.challenges_at_once)
+        try:
+            match_id = await asyncio.to_thread(challenge.record, plan, request.seed or None, at_once)
+        except challenge.TooMany as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import os
 import signal
+from typing import Any
 
 from prometheus_client import start_http_server
 
@@ -23,8 +24,15 @@ from .settings import ServerSettings
 log = logging.getLogger("arena.serve")
 
 
+PLAINTEXT_WARNING = ("listening on %s without TLS: bot and admin tokens and every move cross the network in "
+                     "clear text; set ARENA_TLS_CERT and ARENA_TLS_KEY (safe to ignore only where a "
+                     "TLS-terminating proxy is the sole way in)")
+
+
 async def start(settings: ServerSettings) -> RunningServer:
     """Start every service on ``settings.address``; returns the running server."""
+    if settings.plaintext_exposed:
+        log.warning(PLAINTEXT_WARNING, settings.address)
     limiter = AttemptLimiter(settings.auth_failures_per_minute)
     gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
                       limiter=limiter)
@@ -33,7 +41,7 @@ async def start(settings: ServerSettings) -> RunningServer:
     running = await start_server(settings, [
         (gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway"),
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
-    ])
+    ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
     return running
 
@@ -57,16 +65,21 @@ async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
     await running.stop(settings.grace_seconds)
 
 
-def start_supervisor():  # -> workers.supervisor.Supervisor | None
-    """With Redis, ``arena serve`` also runs a supervisor (``workers.supervisor``): a
-    tournament heals even while every worker is down and being replaced."""
+def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
+    """``arena serve`` runs a supervisor: with Redis ``workers.supervisor``'s, so a tournament
+    heals even while every worker is down and being replaced; embedded
+    ``workers.embedded_supervisor``'s, which plays again, here, what a killed server (or
+    command) left unfinished in the store."""
     from arena.config import settings
 
     if settings().embedded:
-        return None
-    from workers.supervisor import Supervisor
+        from workers.embedded_supervisor import EmbeddedSupervisor
 
-    supervisor = Supervisor.from_settings()
+        supervisor: Any = EmbeddedSupervisor.from_settings()
+    else:
+        from workers.supervisor import Supervisor
+
+        supervisor = Supervisor.from_settings()
     return supervisor.start() if supervisor is not None else None
 
 

@@ -7,6 +7,7 @@ docs/operations.md (``python -m arena.settings --markdown``).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 
@@ -31,12 +32,35 @@ class ServerSettings:
     rules_memory_mb: int = 256
     rules_calls_per_second: float = 2000.0
     rules_burst: int = 4000
+    # Reads of the Arena service per peer (``arena.ratelimit`` notation). Unlimited unless
+    # asked: servers built in code (tests, benchmarks) choose; ``from_env`` gives the model's.
+    read_rate: str = ""
+    follow_streams: int = 64
+    follow_streams_per_peer: int = 4
+    # What one bot may ask of the others with Arena.Challenge (see arena.settings).
+    challenge_move_seconds: float = 10.0
+    challenge_bank_seconds: float = 60.0
+    challenges_per_minute: int = 10
+    challenges_at_once: int = 8
+
+    @property
+    def host(self) -> str:
+        """The host part of ``address`` (``[::1]:50051`` -> ``::1``)."""
+        return self.address.rsplit(":", 1)[0].strip("[]")
 
     @property
     def loopback(self) -> bool:
-        """True when the server listens on a loopback address only."""
-        host = self.address.rsplit(":", 1)[0].strip("[]")
-        return host in ("localhost", "::1") or host.startswith("127.")
+        """True when the server listens on a loopback address only: an IP address in
+        127.0.0.0/8 or ``::1`` (read by ``ipaddress``), or the name ``localhost`` exactly.
+        Any other name is not loopback, whatever it starts with: ``127.example.org`` and
+        ``localhost.example.org`` resolve wherever their owner likes."""
+        return is_loopback(self.host)
+
+    @property
+    def plaintext_exposed(self) -> bool:
+        """True when the server listens beyond this machine without TLS: tokens and moves
+        then cross the network in clear text."""
+        return not self.loopback and not (self.tls_cert and self.tls_key)
 
     @property
     def registration_open(self) -> bool:
@@ -67,6 +91,13 @@ class ServerSettings:
             rules_memory_mb=model.rules_memory_mb,
             rules_calls_per_second=model.rules_calls_per_second,
             rules_burst=model.rules_burst,
+            read_rate=model.read_rate,
+            follow_streams=model.follow_streams,
+            follow_streams_per_peer=model.follow_streams_per_peer,
+            challenge_move_seconds=model.challenge_move_seconds,
+            challenge_bank_seconds=model.challenge_bank_seconds,
+            challenges_per_minute=model.challenges_per_minute,
+            challenges_at_once=model.challenges_at_once,
         )
 
     def channel_options(self) -> list[tuple[str, int]]:
@@ -80,3 +111,15 @@ class ServerSettings:
             ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
             ("grpc.keepalive_permit_without_calls", 1),
         ]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (no port, no brackets) is a loopback address or exactly ``localhost``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a name, and no name but localhost is taken on trust
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)

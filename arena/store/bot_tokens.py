@@ -5,6 +5,10 @@ stored: tokens are random and long, so a fast hash is as safe as a slow one and 
 authentication cheap. Lookups go by hash; the final comparison is constant-time anyway, so
 timing tells an attacker nothing about how close a guess came. A revoked token stops
 working at once; revoking again is harmless.
+
+A name is matched whole (no trailing newline slips through) and is unique whatever its case:
+``Alice`` blocks ``alice``, checked here for a clear message and held by the store's unique
+index on ``lower(name)`` when two registrations race.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .models import Bot, BotToken, utcnow
 bot_t = Bot.__table__
 token_t = BotToken.__table__
 
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # with fullmatch: `$` would let a final newline in
 
 
 class NameTaken(ValueError):
@@ -44,18 +48,23 @@ def hash_token(token: str) -> str:
 
 def register(connection: Connection, name: str, owner: str = "") -> Registered:
     """Create external bot ``name`` and its first token."""
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         raise ValueError("a bot name is 1-64 characters of letters, digits, '_', '.', '-'")
     if house_names.reserved(name):
         raise ValueError(f"{name!r} is reserved for house bots (names starting with 'house', or a house "
                          "strategy like 'heuristic' or 'random-2')")
-    exists = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).first()
+    exists = connection.execute(
+        sa.select(bot_t.c.name).where(sa.func.lower(bot_t.c.name) == name.lower())).scalar_one_or_none()
     if exists is not None:
-        raise NameTaken(f"a bot named {name!r} exists already")
-    bot_id = connection.execute(
-        bot_t.insert().values(name=name, kind="external", strategy=None, think=0.0, created_at=utcnow())
-        .returning(bot_t.c.id)
-    ).scalar_one()
+        raise NameTaken(f"a bot named {exists!r} exists already (names are unique whatever their case)")
+    try:
+        with connection.begin_nested():  # a lost race leaves the caller's transaction usable
+            bot_id = connection.execute(
+                bot_t.insert().values(name=name, kind="external", strategy=None, think=0.0, created_at=utcnow())
+                .returning(bot_t.c.id)
+            ).scalar_one()
+    except sa.exc.IntegrityError:
+        raise NameTaken(f"a bot named {name!r} was registered at the same moment") from None
     return Registered(bot_id, name, issue(connection, bot_id, owner))
 
 

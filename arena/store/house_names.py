@@ -3,8 +3,9 @@
 A house bot is named by its strategy, optionally with a suffix for a second copy
 (``heuristic``, ``random-2``), and may be written with the ``house:`` prefix
 (``house:heuristic``) wherever a bot is named: tournaments, challenges, the command line.
-Every such name is reserved: an external bot cannot register ``heuristic-2`` and be seated by
-a later tournament in place of the house bot.
+Every such name is reserved, whatever its case: an external bot cannot register
+``heuristic-2`` (or ``Heuristic-2``) and be seated by a later tournament in place of the house
+bot, or pass for one on a page.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def house_name(name: str) -> str | None:
 
 
 def reserved(name: str) -> bool:
-    """True for names an external bot may not take."""
-    return name.lower().startswith("house") or ":" in name or house_name(name) is not None
+    """True for names an external bot may not take (compared in lower case)."""
+    folded = name.lower()
+    return folded.startswith("house") or ":" in folded or house_name(folded) is not None
 
 
 def resolve(connection: Connection, name: str) -> int:

@@ -36,6 +36,11 @@ class Bot(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
+# Names are unique whatever their case (``Alice`` blocks ``alice``): the store says so itself,
+# so that two registrations at once cannot both pass the check (migration 0005_names).
+sa.Index("uq_bot_name_lower", sa.func.lower(Bot.__table__.c.name), unique=True)
+
+
 class BotToken(SQLModel, table=True):
     """A token of an external bot: only its SHA-256 is kept (see ``arena.store.bot_tokens``)."""
 
@@ -56,6 +61,11 @@ class Tournament(SQLModel, table=True):
     status: str = Field(default="running", max_length=16)  # running, done, cancelled
     rated: bool = True
     seed: int = Field(default=0, sa_column=sa.Column(sa.BigInteger, nullable=False))
+    # The secret key its deal seeds are derived with (hex; ``arena.tournaments.schedule``).
+    # It never leaves the server: no read path selects it, only a rerun of the same deals
+    # (``arena tournament create --same-deals-as``) copies it. None for tournaments drawn up
+    # before deals were keyed.
+    deal_key: str | None = Field(default=None, sa_column=sa.Column(sa.String(64), nullable=True))
     move_time: float = 2.0
     time_bank: float = 30.0
     spec: dict[str, Any] = Field(default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False))
@@ -69,6 +79,9 @@ class Match(SQLModel, table=True):
     __table_args__ = (
         sa.Index("ix_match_tournament_game_status", "tournament_id", "game", "status"),
         sa.Index("ix_match_status_sent_at", "status", "sent_at"),
+        # The disclosure rule asks, for a deal, whether any match still plays it, whatever
+        # its tournament (``arena.store.disclosure``): one seek per seed.
+        sa.Index("ix_match_seed_status", "seed", "status"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -107,6 +120,13 @@ class Result(SQLModel, table=True):
     duration_ms: float = 0.0
     decisions: int = 0
     capped: bool = False
+    # When its Elo was applied, for ratings replay: (``rating_round``, ``rating_step``), then
+    # ``seq``. A rated duplicate group is rated once none of its rotations is still to be
+    # played (``arena.store.results``): until then ``rating_round`` is None. 0 for unrated
+    # matches. ``rating_round`` is the largest ``seq`` when it was applied; ``rating_step``
+    # orders the groups rated later with no new result (a twin failed or was cancelled).
+    rating_round: int | None = Field(default=None, index=True)
+    rating_step: int = 0
 
 
 class MatchSeat(SQLModel, table=True):

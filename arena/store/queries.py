@@ -88,8 +88,11 @@ class Meetings:
 
 def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tuple[str, str], Meetings]:
     """The meetings of every two of ``bots`` in ``game``, keyed (bot, opponent), both ways
-    round; pairs that never met are absent. Read through the seats of these bots alone, so
+    round, over the matches whose results may be shown (``arena.store.disclosure``); pairs
+    that never met are absent. Read through the seats of these bots alone, so
     keep ``bots`` to a leaderboard's top few."""
+    from . import disclosure  # it reads matches through this module
+
     names = dict(connection.execute(sa.select(bot_t.c.id, bot_t.c.name).where(bot_t.c.name.in_(bots))).all())
     if len(names) < 2:
         return {}
@@ -105,7 +108,7 @@ def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tup
         .join(theirs, sa.and_(theirs.c.match_id == mine.c.match_id, theirs.c.bot_id != mine.c.bot_id))
         .join(match_t, match_t.c.id == mine.c.match_id)
         .where(mine.c.bot_id.in_(names), theirs.c.bot_id.in_(names), match_t.c.game == game,
-               match_t.c.rated.is_(True))
+               match_t.c.rated.is_(True), disclosure.results_shown())
         .group_by(mine.c.bot_id, theirs.c.bot_id)
     ).all()
     return {(names[r.bot], names[r.opponent]): Meetings(int(r.wins), int(r.draws), int(r.losses)) for r in rows}

@@ -6,8 +6,17 @@ transaction is rolled back before it changes anything.
 
 No deadlocks and a replayable order: a writer locks the rating rows of its matches' bots in
 (bot id, game) order, and only then takes its ``seq`` values (completion order). Matches
-sharing a bot are therefore serialized, and ``seq`` follows that order, so replaying results by ``seq`` gives exactly the stored ratings. On
-SQLite the whole transaction holds the database write lock (``BEGIN IMMEDIATE``).
+sharing a bot are therefore serialized, and ``seq`` follows that order. On SQLite the whole
+transaction holds the database write lock (``BEGIN IMMEDIATE``).
+
+A rated duplicate group is rated when it is over, not match by match: while a rotation of
+the same deal is still scheduled or running, a finished rotation's result is recorded but its
+Elo waits (its results are sealed, and the leaderboard must not tell them either). The
+recording that ends the group rates every waiting rotation with its own, in ``seq`` order; a
+group whose last rotations end without a result (failed, cancelled) is rated by
+``settle_groups`` (after each batch, through ``finish_if_complete``, and when a tournament is
+cancelled). Each result keeps when its Elo was applied (``rating_round``, ``rating_step``),
+and replaying results in that order, then by ``seq``, gives exactly the stored ratings.
 """
 
 from __future__ import annotations
@@ -81,6 +90,11 @@ _BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_results": _build_i
 
 _SELECT_MATCHES = sa.select(match_t).where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)))
 _MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("b_match")).values(status="done")
+_RATED_AT = (
+    result_t.update()
+    .where(result_t.c.match_id == sa.bindparam("b_match"))
+    .values(rating_round=sa.bindparam("b_round"), rating_step=sa.bindparam("b_step"))
+)
 _UPDATE_RATING = (
     rating_t.update()
     .where(rating_t.c.bot_id == sa.bindparam("b_bot"), rating_t.c.game == sa.bindparam("b_game"))
@@ -148,15 +162,15 @@ def record_results(
         [
             {"match_id": m, "game": matches[m].game, "finished_at": now,
              "duration_ms": results[m].duration * 1000.0, "decisions": len(results[m].decisions),
-             "capped": results[m].capped}
+             "capped": results[m].capped, "rating_round": None if matches[m].rated else 0, "rating_step": 0}
             for m in todo
         ],
     ).all()
     order = sorted((row.seq, row.match_id) for row in inserted)
     if not order:
         return []
-    seats, transcripts, history, done = [], [], [], []
-    touched: set[tuple[int, str]] = set()
+    seats, transcripts, done = [], [], []
+    finished_now: list[Finished] = []
     for seq, match_id in order:
         match, result = matches[match_id], results[match_id]
         seating = list(match.seating)
@@ -168,24 +182,135 @@ def record_results(
         transcripts.append({"match_id": match_id, "data": result.transcript()})
         done.append({"b_match": match_id})
         if match.rated:
-            history += rate_match(locked, match.game, match_id, seq, seating, result.ranks, k, now)
-            touched.update((bot, match.game) for bot in seating)
+            finished_now.append(Finished(seq, match_id, match.tournament_id, match.game, int(match.seed),
+                                         seating, list(result.ranks), now))
     connection.execute(_INSERT_SEATS, seats)
     connection.execute(_INSERT_TRANSCRIPT, transcripts)
-    if touched:
-        connection.execute(
-            _UPDATE_RATING,
-            [
-                {"b_bot": bot, "b_game": game, "b_elo": row["elo"], "b_information": row["information"],
-                 "b_matches": row["matches"], "b_wins": row["wins"], "b_rank_sum": row["rank_sum"],
-                 "b_when": row["last_played"]}
-                for (bot, game), row in sorted(locked.items())
-                if (bot, game) in touched
-            ],
-        )
-        connection.execute(_INSERT_HISTORY, history)
-    connection.execute(_MATCH_DONE, done)
+    connection.execute(_MATCH_DONE, done)  # before the groups are looked at: these are over
+    if finished_now:
+        rate_groups(connection, locked, finished_now, (order[-1][0], 0), k)
     return [match_id for _, match_id in order]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A recorded rated match, as rating needs it."""
+
+    seq: int
+    match_id: int
+    tournament_id: int | None
+    game: str
+    seed: int
+    seating: list[int]
+    ranks: list[int]
+    finished_at: datetime
+
+    @property
+    def group(self) -> tuple[Any, ...]:
+        """Its duplicate group: the tournament's matches of one game and deal (a challenge is
+        its own group)."""
+        if self.tournament_id is None:
+            return ("match", self.match_id)
+        return (self.tournament_id, self.game, self.seed)
+
+
+def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[tuple[Any, ...]]:
+    """The duplicate groups of ``candidates`` with a match still scheduled or running (read
+    through the (tournament, game, status) index)."""
+    tournaments = sorted({c.tournament_id for c in candidates if c.tournament_id is not None})
+    if not tournaments:
+        return set()
+    rows = connection.execute(
+        sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed).distinct()
+        .where(match_t.c.tournament_id.in_(tournaments), match_t.c.game.in_(sorted({c.game for c in candidates})),
+               match_t.c.status.in_(PENDING), match_t.c.seed.in_(sorted({c.seed for c in candidates})))
+    ).all()
+    return {(r.tournament_id, r.game, int(r.seed)) for r in rows}
+
+
+def _waiting(connection: Connection, tournament_ids: list[int], exclude: set[int] = frozenset()) -> list[Finished]:
+    """The recorded rated matches of these tournaments whose Elo waits for their group
+    (found through the ``rating_round`` index: only waiting results have none)."""
+    if not tournament_ids:
+        return []
+    rows = connection.execute(
+        sa.select(result_t.c.seq, result_t.c.finished_at, match_t.c.id, match_t.c.tournament_id, match_t.c.game,
+                  match_t.c.seed, match_t.c.seating)
+        .join(match_t, match_t.c.id == result_t.c.match_id)
+        .where(result_t.c.rating_round.is_(None), match_t.c.tournament_id.in_(tournament_ids))
+    ).all()
+    rows = [r for r in rows if r.id not in exclude]
+    if not rows:
+        return []
+    ranks: dict[int, dict[int, int]] = {}
+    for seat in connection.execute(sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.rank)
+                                   .where(seat_t.c.match_id.in_([r.id for r in rows]))):
+        ranks.setdefault(seat.match_id, {})[seat.seat] = seat.rank
+    return [Finished(r.seq, r.id, r.tournament_id, r.game, int(r.seed), list(r.seating),
+                     [ranks[r.id][s] for s in range(len(r.seating))], r.finished_at) for r in rows]
+
+
+def rate_groups(connection: Connection, locked: dict[tuple[int, str], dict[str, Any]], candidates: list[Finished],
+                rated_at: tuple[int, int], k: float) -> list[int]:
+    """Apply the Elo of every candidate whose duplicate group is over, with the rotations of
+    those groups that waited for it, in ``seq`` order, under the locks of ``locked`` (taken
+    by the caller, more are taken here if a waiting rotation needs them); candidates of groups
+    still being played wait. ``rated_at`` is the (round, step) recorded for ratings replay.
+    Returns the ids rated."""
+    in_play = _groups_in_play(connection, candidates)
+    ready = [c for c in candidates if c.group not in in_play]
+    groups = {c.group for c in ready}
+    ids = {c.match_id for c in candidates}
+    ready += [w for w in _waiting(connection, sorted({c.tournament_id for c in ready if c.tournament_id is not None}),
+                                  ids) if w.group in groups]
+    if not ready:
+        return []
+    missing = {(bot, c.game) for c in ready for bot in c.seating} - set(locked)
+    if missing:
+        locked |= lock_ratings(connection, list(missing))
+    history: list[dict[str, Any]] = []
+    touched: set[tuple[int, str]] = set()
+    ready.sort(key=lambda c: c.seq)
+    for c in ready:
+        history += rate_match(locked, c.game, c.match_id, c.seq, c.seating, c.ranks, k, c.finished_at)
+        touched.update((bot, c.game) for bot in c.seating)
+    connection.execute(
+        _UPDATE_RATING,
+        [
+            {"b_bot": bot, "b_game": game, "b_elo": row["elo"], "b_information": row["information"],
+             "b_matches": row["matches"], "b_wins": row["wins"], "b_rank_sum": row["rank_sum"],
+             "b_when": row["last_played"]}
+            for (bot, game), row in sorted(locked.items())
+            if (bot, game) in touched
+        ],
+    )
+    connection.execute(_INSERT_HISTORY, history)
+    connection.execute(_RATED_AT, [{"b_match": c.match_id, "b_round": rated_at[0], "b_step": rated_at[1]}
+                                   for c in ready])
+    return [c.match_id for c in ready]
+
+
+def settle_groups(connection: Connection, tournament_id: int, k: float | None = None) -> list[int]:
+    """Rate the tournament's waiting rotations whose group is over without a recording to
+    rate them (its last rotations failed or were cancelled). Returns the ids rated."""
+    waiting = _waiting(connection, [tournament_id])
+    in_play = _groups_in_play(connection, waiting)
+    ready = [w for w in waiting if w.group not in in_play]
+    if not ready:  # the common case: nothing waits, or its group is still being played
+        return []
+    if k is None:
+        from arena.config import settings
+
+        k = settings().elo_k
+    locked = lock_ratings(connection, [(bot, w.game) for w in ready for bot in w.seating])
+    # Read again under the locks: a recording or another settle may have rated them meanwhile.
+    waiting = _waiting(connection, [tournament_id])
+    if not waiting:
+        return []
+    last = connection.execute(sa.select(sa.func.max(result_t.c.seq))).scalar_one()
+    step = connection.execute(sa.select(sa.func.max(result_t.c.rating_step))
+                              .where(result_t.c.rating_round == last)).scalar_one() or 0
+    return rate_groups(connection, locked, waiting, (int(last), step + 1), k)
 
 
 def rate_match(
@@ -225,7 +350,9 @@ def finish_if_complete(connection: Connection, tournament_id: int) -> bool:
 
     Run it in a transaction *after* the one that recorded a match: whichever recording
     commits last then sees every other one, so no lock on the tournament is needed and
-    recordings of one tournament never wait for each other."""
+    recordings of one tournament never wait for each other. Duplicate groups that ended
+    without a recording to rate them are rated first (``settle_groups``)."""
+    settle_groups(connection, tournament_id)
     return connection.execute(_FINISH, {"tid": tournament_id, "when": utcnow()}).rowcount > 0
 
 
@@ -243,16 +370,24 @@ class Standing:
 
 
 def replay_ratings(connection: Connection, k: float = ratings.DEFAULT_K) -> dict[tuple[int, str], Standing]:
-    """Every rating rebuilt from the recorded results of rated matches, in ``seq`` order."""
+    """Every rating rebuilt from the recorded results of rated matches, in the order their Elo
+    was applied (``rating_round``, ``rating_step``, then ``seq``)."""
     query = (
         sa.select(result_t.c.seq, result_t.c.match_id, result_t.c.game, result_t.c.finished_at,
                   seat_t.c.seat, seat_t.c.bot_id, seat_t.c.rank)
         .join(match_t, match_t.c.id == result_t.c.match_id)
         .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
-        .where(match_t.c.rated.is_(True))
-        .order_by(result_t.c.seq, seat_t.c.seat)
+        .where(match_t.c.rated.is_(True), result_t.c.rating_round.is_not(None))
+        .order_by(result_t.c.rating_round, result_t.c.rating_step, result_t.c.seq, seat_t.c.seat)
     )
     rows: dict[tuple[int, str], dict[str, Any]] = {}
+    # A rotation waiting for its group has locked (so made) its bots' rating rows already.
+    for bot, game in connection.execute(
+        sa.select(seat_t.c.bot_id, result_t.c.game).distinct()
+        .join(result_t, result_t.c.match_id == seat_t.c.match_id).where(result_t.c.rating_round.is_(None))
+    ):
+        rows.setdefault((bot, game), {"elo": ratings.INITIAL, "information": 0.0, "matches": 0,
+                                      "wins": 0.0, "rank_sum": 0, "last_played": None})
     history: dict[tuple[int, str], list[tuple[int, int, float, float]]] = {}
     current: list[Any] = []
 

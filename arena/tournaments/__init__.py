@@ -2,8 +2,8 @@
 store (``service``) and the work of playing and recording scheduled matches (``play``)."""
 
 from .play import MatchSpec, claim_matches, play_and_record
-from .schedule import MatchPlan, balanced_groups, derive_seed, round_robin
-from .service import cancel_tournament, create_tournament, pending_match_ids
+from .schedule import MatchPlan, balanced_groups, derive_seed, new_deal_key, round_robin
+from .service import cancel_tournament, create_tournament, pending_match_ids, same_deals
 
 __all__ = [
     "MatchPlan",
@@ -13,7 +13,9 @@ __all__ = [
     "claim_matches",
     "create_tournament",
     "derive_seed",
+    "new_deal_key",
     "pending_match_ids",
     "play_and_record",
     "round_robin",
+    "same_deals",
 ]

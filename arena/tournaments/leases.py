@@ -4,6 +4,10 @@ Claiming a match (``play.claim_matches``) gives the worker a lease until ``now +
 ARENA_LEASE_SECONDS``; while the batch is played a ``LeaseKeeper`` renews it every third of
 that. A worker that dies, is killed by its time limit or loses its database stops renewing,
 and once the lease has lapsed the supervisor (``workers.supervisor``) sends the match again.
+Embedded (no broker) the same holds for the processes that play matches themselves; the
+matches a process has sent itself and not yet claimed wait in its memory, so it marks them
+sent by itself (``claimed_by`` on a ``scheduled`` row) and, once it exists no more, the
+embedded supervisor plays them (``take_abandoned``, ``workers.embedded_supervisor``).
 A second delivery of a match whose lease is live skips it, so a redelivered task never plays
 a match another worker is playing; exactly-once recording (``arena.store.results``) covers
 the rare race of a lease that lapsed under a slow worker that then records after all.
@@ -14,11 +18,12 @@ clocks must agree to well under a lease (NTP does).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
@@ -51,16 +56,17 @@ def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> sa.Column
     return (match_t.c.status == "scheduled") | (running & free)
 
 
-def gone_holders(connection: Connection, match_ids: Sequence[int], worker: str) -> list[str]:
-    """Holders of running ``match_ids`` that were processes of this machine and exist no
-    more (a pool process that was killed): their leases hold nothing, so the task that
-    comes back at once need not wait for them to lapse."""
+def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker: str) -> list[str]:
+    """Holders of running ``match_ids`` (None: of any running match) that were processes of
+    this machine and exist no more (a pool process that was killed, an embedded server
+    killed and started again): their leases hold nothing, so the work that comes back at
+    once need not wait for them to lapse."""
     host = worker.rsplit(":", 1)[0]
-    held = connection.execute(
-        sa.select(match_t.c.claimed_by).distinct()
-        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "running",
-               match_t.c.claimed_by.like(f"{host}:%"))
-    ).scalars()
+    query = sa.select(match_t.c.claimed_by).distinct().where(
+        match_t.c.status == "running", match_t.c.claimed_by.like(f"{host}:%"))
+    if match_ids is not None:
+        query = query.where(match_t.c.id.in_(list(match_ids)))
+    held = connection.execute(query).scalars()
     return [holder for holder in held
             if holder != worker and holder.rsplit(":", 1)[0] == host and not _alive(holder.rsplit(":", 1)[1])]
 
@@ -104,10 +110,16 @@ def hand_back(connection: Connection, match_ids: Sequence[int], worker: str, sta
     return changed
 
 
-def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
-    """Running matches whose lease lapsed before ``now``, put back to scheduled (marked sent
-    now: the caller sends them); returns their ids, at most ``limit``."""
-    lapsed = (match_t.c.status == "running") & (match_t.c.lease_until < now)
+def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequence[str] = (),
+                keep: Collection[int] = ()) -> list[int]:
+    """Running matches whose lease lapsed before ``now``, or held by a process in ``gone``
+    (see ``gone_holders``), put back to scheduled (marked sent now: the caller sends them);
+    returns their ids, at most ``limit``. Matches in ``keep`` (this process plays them,
+    ``held_here``) are left to it, even should their renewal have come late."""
+    lapsed = (match_t.c.status == "running") & (
+        (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(list(gone)))
+    if keep:
+        lapsed = lapsed & match_t.c.id.not_in(list(keep))
     ids = list(connection.execute(
         sa.select(match_t.c.id).where(lapsed).order_by(match_t.c.id).limit(limit)
     ).scalars())
@@ -120,6 +132,94 @@ def take_lapsed(connection: Connection, now: datetime, limit: int) -> list[int]:
         .values(status="scheduled", lease_until=None, sent_at=now).returning(match_t.c.id)
     ).scalars()
     return sorted(taken)
+
+
+# Embedded: the matches this process has sent itself and not finished with (its queue, in
+# memory), with how many of its dispatches hold each; and those whose dispatches all ended,
+# played or not, for the embedded supervisor to look at once (``take_abandoned``).
+_queued_lock = threading.Lock()
+_queued: dict[int, int] = {}
+_left: set[int] = set()
+_watched = threading.Event()  # set where an embedded supervisor runs: nobody else reads ``_left``
+
+
+def watch_abandoned() -> None:
+    """From now on, note the matches whose dispatches in this process end (``take_abandoned``
+    looks at them once)."""
+    _watched.set()
+
+
+def enqueue_here(match_ids: Sequence[int]) -> None:
+    """``match_ids`` wait in this process's own queue from now on: the embedded supervisor
+    leaves the ones it sent alone (``take_abandoned``) until ``dequeue_here``."""
+    with _queued_lock:
+        for match_id in match_ids:
+            _queued[match_id] = _queued.get(match_id, 0) + 1
+
+
+def dequeue_here(match_ids: Sequence[int]) -> None:
+    """``match_ids`` leave this process's queue (played or not)."""
+    with _queued_lock:
+        for match_id in match_ids:
+            left = _queued.get(match_id, 0) - 1
+            if left > 0:
+                _queued[match_id] = left
+            else:
+                _queued.pop(match_id, None)
+                if _watched.is_set():
+                    _left.add(match_id)
+
+
+@contextlib.contextmanager
+def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
+    """``match_ids`` in this process's own queue while in the block (``enqueue_here``)."""
+    enqueue_here(match_ids)
+    try:
+        yield
+    finally:
+        dequeue_here(match_ids)
+
+
+def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> list[int]:
+    """Embedded: scheduled matches sent by a process of this machine that exists no more, or
+    by this very process (``worker``) in a dispatch that ended before playing them, marked
+    sent ``now`` (the caller plays them); returns their ids, at most ``limit``. A sender on
+    another machine is not judged from here."""
+    host = worker.rsplit(":", 1)[0]
+    sent = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None)
+    with db.read(url) as connection:  # no write lock while looking
+        senders = list(connection.execute(
+            sa.select(match_t.c.claimed_by).distinct().where(sent, match_t.c.claimed_by.like(f"{host}:%"))
+        ).scalars())
+    gone = [s for s in senders
+            if s != worker and s.rsplit(":", 1)[0] == host and not _alive(s.rsplit(":", 1)[1])]
+    with _queued_lock:
+        mine = sorted(m for m in _left if m not in _queued)[:limit]
+    if not gone and not mine:
+        return []
+    taken: list[int] = []
+    with db.transaction(url) as connection:
+        if gone:
+            ids = connection.execute(
+                sa.select(match_t.c.id).where(sent, match_t.c.claimed_by.in_(gone)).order_by(match_t.c.id)
+                .limit(limit)).scalars()
+            taken += connection.execute(
+                match_t.update().where(match_t.c.id.in_(list(ids)), sent, match_t.c.claimed_by.in_(gone))
+                .values(sent_at=now).returning(match_t.c.id)).scalars()
+        for first in range(0, len(mine), 1000):  # bounded IN lists
+            chunk = mine[first : first + 1000]
+            taken += connection.execute(
+                match_t.update().where(match_t.c.id.in_(chunk), sent, match_t.c.claimed_by == worker)
+                .values(sent_at=now).returning(match_t.c.id)).scalars()
+    with _queued_lock:
+        _left.difference_update(mine)  # looked at: played, or taken now
+    return sorted(set(taken))
+
+
+def held_here() -> set[int]:
+    """The matches this process plays under a lease (every ``LeaseKeeper`` of it)."""
+    with LeaseKeeper._lock:
+        return {m for held in LeaseKeeper._held.values() for m in held}
 
 
 class LeaseKeeper:

@@ -2,7 +2,9 @@
 single row or plan is built: a request for four billion repetitions must cost an error
 message, not the server's memory.
 
-``ARENA_MAX_TOURNAMENT_MATCHES`` (default 100000) caps the matches of one tournament.
+``ARENA_MAX_TOURNAMENT_MATCHES`` (default 100000) caps the matches of one tournament; a bot's
+challenge has the narrower clock of ``ARENA_CHALLENGE_MOVE_SECONDS`` and
+``ARENA_CHALLENGE_BANK_SECONDS``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,19 @@ def check_clock(move_time: float, time_bank: float) -> None:
         raise ValueError(f"move time must be {MOVE_TIME[0]:g}-{MOVE_TIME[1]:g} s, not {move_time:g}")
     if not (TIME_BANK[0] <= time_bank <= TIME_BANK[1]) or math.isnan(time_bank):
         raise ValueError(f"time bank must be {TIME_BANK[0]:g}-{TIME_BANK[1]:g} s, not {time_bank:g}")
+
+
+def check_challenge_clock(move_time: float, time_bank: float, max_move: float, max_bank: float) -> None:
+    """A bot's challenge holds its opponents no longer than the server allows
+    (``ARENA_CHALLENGE_MOVE_SECONDS``, ``ARENA_CHALLENGE_BANK_SECONDS``); else ValueError
+    naming the limit."""
+    check_clock(move_time, time_bank)
+    if move_time > max_move:
+        raise ValueError(f"a challenge's move time is at most {max_move:g} s on this server "
+                         f"(ARENA_CHALLENGE_MOVE_SECONDS), not {move_time:g}")
+    if time_bank > max_bank:
+        raise ValueError(f"a challenge's time bank is at most {max_bank:g} s on this server "
+                         f"(ARENA_CHALLENGE_BANK_SECONDS), not {time_bank:g}")
 
 
 def groups_bound(bots: int, size: int, max_groups: int = MAX_GROUPS) -> int:

@@ -223,7 +223,10 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     rest handed back to the supervisor before the error goes on up."""
     config = settings()
     worker = worker_name()
-    lease = 0.0 if config.embedded else config.lease_seconds  # embedded: nobody else to resend
+    # Embedded too: another process on the same store (a second server, a command line run,
+    # this server started again after a crash) tells a match being played from a lost one
+    # by its lease (``workers.embedded_supervisor``).
+    lease = config.lease_seconds
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker, config.max_attempts, lease)
     tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)

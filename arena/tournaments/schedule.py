@@ -5,13 +5,21 @@ bot sits in every seat, and all rotations replay the same deal (duplicate format
 cards are the same, only who holds them changes). Repetitions draw fresh deals. When a
 field is too large for every combination, a balanced set of groups is drawn instead, in
 which every pair of bots meets as equally often as the greedy construction can make it.
+
+Deal seeds are keyed: each tournament holds a secret key (``new_deal_key``) that never leaves
+the server, and every deal's seed is an HMAC of the group's coordinates under that key. A
+finished group's seed is public once its deal is over; without the key it tells nothing
+about the master seed or any other deal (a public function of a chosen master seed could be
+inverted by trying every seed). The same key and master seed deal the same cards again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import math
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +35,23 @@ class MatchPlan:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def derive_seed(*parts: Any) -> int:
-    """A deal seed from the tournament seed and the group's coordinates: stable across
-    runs and machines (no use of Python's salted ``hash``)."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+# Bytes of a tournament's deal key: as many as the HMAC-SHA256 digest, so guessing the key
+# is no easier than guessing a digest.
+DEAL_KEY_BYTES = 32
+
+
+def new_deal_key() -> bytes:
+    """A fresh secret key for a tournament's deals, drawn from ``secrets``."""
+    return secrets.token_bytes(DEAL_KEY_BYTES)
+
+
+def derive_seed(key: bytes, *parts: Any) -> int:
+    """A deal seed from the tournament's secret ``key``, its master seed and the group's
+    coordinates (HMAC-SHA256): stable across runs and machines (no use of Python's salted
+    ``hash``), and, without ``key``, unrelated to any other deal's seed."""
+    if not key:
+        raise ValueError("a deal seed needs the tournament's deal key")
+    digest = hmac.new(key, ":".join(map(str, parts)).encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:6], "big")
 
 
@@ -81,11 +102,14 @@ def round_robin(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     max_groups: int = 500,
+    *,
+    key: bytes,
 ) -> list[MatchPlan]:
     """The matches of a round robin of ``game`` among ``bots`` at each table size.
 
     Per size: all combinations of bots, or ``balanced_groups`` once there would be more
-    than ``max_groups``; per group and repetition one deal, played in every rotation."""
+    than ``max_groups``; per group and repetition one deal (``derive_seed`` under the
+    tournament's deal ``key``), played in every rotation."""
     plans = []
     for size in sizes:
         if size > len(bots):
@@ -97,7 +121,7 @@ def round_robin(
             groups = balanced_groups(bots, size, meetings)
         for rep in range(repetitions):
             for index, group in enumerate(groups):
-                deal = derive_seed(seed, game, size, index, rep)
+                deal = derive_seed(key, seed, game, size, index, rep)
                 for seating in rotations(group):
                     plans.append(MatchPlan(game, deal, seating, dict(options or {})))
     return plans

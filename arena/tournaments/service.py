@@ -18,9 +18,10 @@ from arena.games import house
 from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
+from arena.store.results import settle_groups
 
 from . import limits
-from .schedule import round_robin
+from .schedule import new_deal_key, round_robin
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
@@ -38,20 +39,24 @@ def create_tournament(
     move_time: float = 2.0,
     time_bank: float = 30.0,
     options: dict[str, dict[str, Any]] | None = None,
+    deal_key: bytes | None = None,
 ) -> int:
     """Write a round-robin tournament over several games and its scheduled matches.
 
     ``bots`` are bot names: house bots (``heuristic``, ``house:random-2``, see
     ``arena.store.house_names``) or existing bots; ``sizes`` are table sizes, each used where
     the game allows it (default: every legal size up to the number of bots). Without a
-    ``seed`` the master seed is drawn from ``secrets``: unseeded tournaments never replay each
-    other's deals. Every range is checked (``limits``) before anything is built or written.
-    Returns the tournament id."""
+    ``seed`` the master seed is drawn from ``secrets``. Deal seeds are derived under a secret
+    ``deal_key``, fresh from ``secrets`` unless given: tournaments never replay each other's
+    deals unless drawn up with the same key and master seed (``same_deals``). Every range is
+    checked (``limits``) before anything is built or written. Returns the tournament id."""
     if len(set(bots)) != len(bots):
         raise ValueError("a tournament's bots must be distinct")
     limits.check_tournament(game_names, len(bots), sizes or [], repetitions, move_time, time_bank, name)
     if seed is None:
         seed = secrets.randbelow(2**62)
+    if deal_key is None:
+        deal_key = new_deal_key()
     ids = {bot: house_names.resolve(connection, bot) for bot in bots}
     strategies = house_strategies(connection, list(ids.values()))
     strategies = {bot: strategies.get(ids[bot]) for bot in bots}
@@ -71,7 +76,8 @@ def create_tournament(
     limits.check_match_count(len(bots), [wanted for _, _, wanted in chosen], repetitions)
     plans = []
     for game, game_options, wanted in chosen:
-        plans += round_robin(game.name, [ids[b] for b in bots], wanted, repetitions, seed, game_options)
+        plans += round_robin(game.name, [ids[b] for b in bots], wanted, repetitions, seed, game_options,
+                             key=deal_key)
     tournament_id = connection.execute(
         tournament_t.insert()
         .values(
@@ -79,6 +85,7 @@ def create_tournament(
             status="running" if plans else "done",
             rated=rated,
             seed=seed,
+            deal_key=deal_key.hex(),
             move_time=move_time,
             time_bank=time_bank,
             spec={"games": list(game_names), "bots": list(bots), "sizes": list(sizes or []),
@@ -96,6 +103,22 @@ def create_tournament(
     for start in range(0, len(rows), 2000):
         connection.execute(match_t.insert(), rows[start : start + 2000])
     return tournament_id
+
+
+def same_deals(connection: Connection, tournament_id: int) -> tuple[int, bytes]:
+    """The master seed and deal key of a tournament, for an exact rerun of its deals (the
+    admin's ``arena tournament create --same-deals-as``): a tournament drawn up with both
+    and the same games, table sizes, repetitions and number of bots deals every group the
+    same cards.
+    Server side only: the key must never be shown."""
+    row = connection.execute(
+        sa.select(tournament_t.c.seed, tournament_t.c.deal_key).where(tournament_t.c.id == tournament_id)
+    ).first()
+    if row is None:
+        raise KeyError(f"no tournament {tournament_id}")
+    if row.deal_key is None:
+        raise ValueError(f"tournament {tournament_id} was drawn up before deals were keyed: its deals cannot be rerun")
+    return int(row.seed), bytes.fromhex(row.deal_key)
 
 
 def house_strategies(connection: Connection, bot_ids: list[int]) -> dict[int, str]:
@@ -116,7 +139,8 @@ def pending_match_ids(connection: Connection, tournament_id: int) -> list[int]:
 
 def cancel_tournament(connection: Connection, tournament_id: int) -> int:
     """Stop a tournament: its matches not yet started are cancelled (a match already being
-    played finishes and is recorded). Returns how many were cancelled."""
+    played finishes and is recorded), and duplicate groups left without rotations to play
+    are rated. Returns how many were cancelled."""
     found = connection.execute(
         sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
     ).scalar_one_or_none()
@@ -132,4 +156,6 @@ def cancel_tournament(connection: Connection, tournament_id: int) -> int:
         .where(tournament_t.c.id == tournament_id, tournament_t.c.status == "running")
         .values(status="cancelled", finished_at=utcnow())
     )
+    # A duplicate group whose other rotations will now never be played is rated as it stands.
+    settle_groups(connection, tournament_id)
     return cancelled

@@ -18,16 +18,30 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client", "want_sample_state")
+    __slots__ = ("games", "max_matches", "client", "want_sample_state", "challenges")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
     WANT_SAMPLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGES_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
     want_sample_state: bool
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ...) -> None: ...
+    challenges: ChallengePolicy
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ..., challenges: _Optional[_Union[ChallengePolicy, _Mapping]] = ...) -> None: ...
+
+class ChallengePolicy(_message.Message):
+    __slots__ = ("accept", "games", "from_bots", "max_at_once")
+    ACCEPT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    FROM_BOTS_FIELD_NUMBER: _ClassVar[int]
+    MAX_AT_ONCE_FIELD_NUMBER: _ClassVar[int]
+    accept: bool
+    games: _containers.RepeatedScalarFieldContainer[str]
+    from_bots: _containers.RepeatedScalarFieldContainer[str]
+    max_at_once: int
+    def __init__(self, accept: _Optional[bool] = ..., games: _Optional[_Iterable[str]] = ..., from_bots: _Optional[_Iterable[str]] = ..., max_at_once: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("match_id", "turn_id", "action", "index")

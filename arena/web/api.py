@@ -2,9 +2,9 @@
 build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, rendered as a
 reference page at ``/api``.
 
-Nothing here reveals a match's seed, transcript or private views before the match is done
-and its deal no longer in play (``arena.web.queries.replay_allowed``); tournament seeds are
-never served."""
+Nothing here reveals a match's seed, transcript, private views or results (ranks, scores,
+strikes, decisions, duration) before the match is done and its deal no longer in play
+anywhere (``arena.store.disclosure``); tournament seeds and deal keys are never served."""
 
 from __future__ import annotations
 
@@ -14,9 +14,14 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from . import views
+from .params import Before, Limit, MatchId, PageNumber, TournamentId
 
 router = APIRouter(prefix="/api/v1", tags=["arena"])
-Limit = Annotated[int, Query(ge=1, le=1000)]
+BoardLimit = Annotated[int, Query(ge=1, le=1000)]
+# A replay may be stored by any cache but must be revalidated on every use (a 304 costs a
+# lookup): a deal that was over can come back into play when a tournament replays its seed,
+# and then the store, not a cache, says that the replay is sealed again.
+REPLAY_CACHE_CONTROL = "public, no-cache"
 
 
 def _url(request: Request) -> str | None:
@@ -37,7 +42,7 @@ def game(request: Request, game: str) -> dict[str, Any]:
 def leaderboard(request: Request, game: str,
                 sort: Literal["rank", "bot", "elo", "interval", "matches", "win_rate", "mean_rank",
                               "last_played"] = "rank",
-                order: Literal["asc", "desc"] | None = None, limit: Limit = 1000) -> dict[str, Any]:
+                order: Literal["asc", "desc"] | None = None, limit: BoardLimit = 1000) -> dict[str, Any]:
     """Rows: rank (by Elo), bot, house (a house bot), elo, low and high (the 95 % interval),
     matches, win_rate, mean_rank, last_played. ``order`` defaults to each column's natural
     direction (best first)."""
@@ -45,45 +50,60 @@ def leaderboard(request: Request, game: str,
 
 
 @router.get("/bots/{name}", summary="A bot: ratings, rating history, opponents, matches, strikes")
-def bot(request: Request, name: str) -> dict[str, Any]:
-    return views.bot(_url(request), name)
+def bot(request: Request, name: str, before: Before = None) -> dict[str, Any]:
+    """``recent`` holds 20 matches, older than ``before`` when given; ``older`` is the
+    ``before`` of the next page (null on the last)."""
+    return views.bot(_url(request), name, before)
 
 
 @router.get("/tournaments", summary="Tournaments, newest first")
 def tournaments(request: Request, status: Literal["running", "done", "cancelled"] | None = None,
-                limit: Limit = 50) -> list[dict[str, Any]]:
-    return views.tournaments(_url(request), status, limit)
+                limit: Limit = 50, before: Before = None) -> list[dict[str, Any]]:
+    return views.tournaments(_url(request), status, limit, before)
 
 
 @router.get("/tournaments/{tournament_id}", summary="A tournament: progress, standings, crosstables, deals")
-def tournament(request: Request, tournament_id: int) -> dict[str, Any]:
+def tournament(request: Request, tournament_id: TournamentId, page: PageNumber = 1) -> dict[str, Any]:
     """Per game: ``progress`` (matches by status), ``standings`` (ordered by the share of
     pairwise games won, then mean rank), ``crosstable`` (wins, draws, losses of each bot
     against each other bot, pair by pair within matches) and ``deal_groups`` (the matches
-    that replayed one deal, in the duplicate format)."""
-    return views.tournament(_url(request), tournament_id)
+    that replayed one deal, in the duplicate format), 40 deals a page: ``page`` of ``pages``."""
+    return views.tournament(_url(request), tournament_id, page)
 
 
 @router.get("/matches", summary="Matches, newest first")
 def matches(request: Request,
             status: Literal["scheduled", "running", "done", "cancelled", "failed", "aborted"] | None = None,
-            limit: Limit = 50) -> list[dict[str, Any]]:
-    return views.matches(_url(request), status, limit)
+            limit: Limit = 50, before: Before = None) -> list[dict[str, Any]]:
+    """A page of ``limit`` matches; the next page is ``before`` the last id shown."""
+    return views.matches(_url(request), status, limit, before)
 
 
 @router.get("/matches/{match_id}", summary="A match: seats and results; seed only once it may be replayed")
-def match(request: Request, match_id: int) -> dict[str, Any]:
+def match(request: Request, match_id: MatchId) -> dict[str, Any]:
     return views.match(_url(request), match_id)
 
 
 @router.get("/matches/{match_id}/replay", summary="Replay data of a finished match for one view")
-def replay(request: Request, match_id: int, view: str = "all") -> Response:
+def replay(request: Request, match_id: MatchId, view: str = "all") -> Response:
     """``view``: ``all`` (the full state) or a seat number (that seat's observation).
     ``decisions`` are ``[turn, seat, action, ms, code]``; ``frames[0]`` is the view before
     the first decision as ``[fields]``, ``frames[k]`` after decision ``k`` as
     ``[changed fields]`` or ``[changed fields, removed field names]``. 404 unless the match
-    is done and its deal no longer in play."""
-    return Response(views.match_replay(_url(request), match_id, view), media_type="application/json")
+    is done and its deal no longer in play. Served with an ``ETag``: a request with
+    ``If-None-Match`` naming it gets 304 and no body."""
+    tag, text = views.match_replay(_url(request), match_id, view)
+    headers = {"ETag": tag, "Cache-Control": REPLAY_CACHE_CONTROL}
+    if revalidated(request.headers.get("if-none-match", ""), tag):
+        return Response(status_code=304, headers=headers)
+    return Response(text, media_type="application/json", headers=headers)
+
+
+def revalidated(if_none_match: str, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (compared weakly, as RFC 9110 asks:
+    a proxy that compresses may have marked it ``W/``) or is ``*``."""
+    named = {t.strip().removeprefix("W/") for t in if_none_match.split(",")}
+    return tag in named or "*" in named
 
 
 @router.get("/status", summary="Queue, matches in flight, processes, connected bots, failures")

@@ -14,10 +14,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from arena.ratelimit import ReadLimiter
 from arena.referee.transcript import ReplayMismatch
 
-from . import api, pages
+from . import api, caches, pages
 from .queries import NotFound
+from .security import SecurityHeaders
+from .settings import web_settings
+from .throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
 
@@ -56,8 +60,21 @@ class ServerTiming:
         await self.app(scope, receive, timed)
 
 
-def create_app(database_url: str | None = None) -> FastAPI:
-    """The arena's web face over the store at ``database_url``."""
+def _unknown(error: RequestValidationError) -> str | None:
+    """For a request whose only faults are in its path (an id that is no 64-bit integer),
+    the 404 message naming what it asked for; else None."""
+    faults = error.errors()
+    if not faults or any(f.get("loc", ("",))[0] != "path" for f in faults):
+        return None
+    name, value = str(faults[0]["loc"][-1]), faults[0].get("input")
+    return f"no {name.removesuffix('_id')} {value!r}"
+
+
+def create_app(database_url: str | None = None, read_rate: str | None = None) -> FastAPI:
+    """The arena's web face over the store at ``database_url``; ``read_rate`` (default
+    ``ARENA_WEB_READ_RATE``, empty: none) limits each reader's requests."""
+    settings = web_settings()
+    caches.configure(settings.replay_cache_bytes, settings.live_snapshot_seconds)
     app = FastAPI(
         title="Arena", version="1", summary="Read-only API of the arena: games, leaderboards, bots, "
         "tournaments, matches and their replays.",
@@ -66,6 +83,8 @@ def create_app(database_url: str | None = None) -> FastAPI:
         openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None,
     )
     app.state.database_url = database_url
+    app.add_middleware(Throttle, limiter=ReadLimiter(settings.read_rate if read_rate is None else read_rate))
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     app.include_router(api.router)
     app.include_router(pages.router, include_in_schema=False)
@@ -90,6 +109,8 @@ def create_app(database_url: str | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, error: RequestValidationError) -> Response:
+        if (unknown := _unknown(error)) is not None:
+            return _error(request, 404, unknown)
         if _is_api(request):
             return JSONResponse({"detail": jsonable_encoder(error.errors())}, status_code=422)
         return _error(request, 400, "; ".join(str(e.get("msg")) for e in error.errors()))

@@ -14,7 +14,8 @@ from fastapi.templating import Jinja2Templates
 
 from arena import games
 
-from . import charts, gamedocs, views
+from . import caches, charts, gamedocs, views
+from .params import Before, MatchId, PageNumber, TournamentId
 from .settings import web_settings
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -22,10 +23,20 @@ templates.env.globals.update(charts=charts, game_title=lambda n: games.get(n).ti
 templates.env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M") if d else "–"
 templates.env.filters["pct"] = lambda x: f"{x:.0%}" if x is not None else "–"
 router = APIRouter(default_response_class=HTMLResponse)
+TOURNAMENTS_PAGE = 200  # tournaments listed on one page
 
 
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context)
+
+
+def shared(key: tuple[Any, ...], final: bool, name: str, **context: Any) -> HTMLResponse:
+    """``name`` rendered once for every viewer: for good when ``final``, else once per
+    ``ARENA_LIVE_SNAPSHOT_SECONDS``. A large tournament's page is most of a megabyte of
+    HTML, whose rendering costs more than its read."""
+    body = caches.page(("html", name, *key), lambda: templates.get_template(name).render(context),
+                       lambda _: final)
+    return HTMLResponse(body)
 
 
 def _url(request: Request) -> str | None:
@@ -39,7 +50,7 @@ def home(request: Request) -> HTMLResponse:
 
 @router.get("/live/matches")
 def live_matches(request: Request) -> HTMLResponse:
-    return render(request, "_live_matches.html", live=views.matches(_url(request), "running", 20))
+    return render(request, "_live_matches.html", live=views.live_matches(_url(request), 20))
 
 
 @router.get("/games/{game}")
@@ -56,32 +67,38 @@ def leaderboard(request: Request, game: str, sort: str = "rank", order: str | No
 
 
 @router.get("/bots/{name}")
-def bot(request: Request, name: str) -> HTMLResponse:
-    return render(request, "bot.html", bot=views.bot(_url(request), name))
+def bot(request: Request, name: str, before: Before = None) -> HTMLResponse:
+    return render(request, "bot.html", bot=views.bot(_url(request), name, before))
 
 
 @router.get("/tournaments")
-def tournaments(request: Request, status: str | None = None) -> HTMLResponse:
-    return render(request, "tournaments.html", tournaments=views.tournaments(_url(request), status, 200))
+def tournaments(request: Request, status: str | None = None, before: Before = None) -> HTMLResponse:
+    listed = views.tournaments(_url(request), status, TOURNAMENTS_PAGE + 1, before)
+    older = listed[TOURNAMENTS_PAGE - 1]["id"] if len(listed) > TOURNAMENTS_PAGE else None
+    return render(request, "tournaments.html", tournaments=listed[:TOURNAMENTS_PAGE], status=status, older=older)
 
 
 @router.get("/tournaments/{tournament_id}")
-def tournament(request: Request, tournament_id: int) -> HTMLResponse:
-    return render(request, "tournament.html", t=views.tournament(_url(request), tournament_id))
+def tournament(request: Request, tournament_id: TournamentId, page: PageNumber = 1) -> HTMLResponse:
+    url = _url(request)
+    t = views.tournament(url, tournament_id, page)
+    return shared((url, tournament_id, page), views.finished_tournament(t), "tournament.html", t=t)
 
 
 @router.get("/tournaments/{tournament_id}/live")
-def tournament_live(request: Request, tournament_id: int) -> HTMLResponse:
-    return render(request, "_tournament_live.html", t=views.tournament(_url(request), tournament_id))
+def tournament_live(request: Request, tournament_id: TournamentId, page: PageNumber = 1) -> HTMLResponse:
+    url = _url(request)
+    t = views.tournament(url, tournament_id, page)
+    return shared((url, tournament_id, page), views.finished_tournament(t), "_tournament_live.html", t=t)
 
 
 @router.get("/matches/{match_id}")
-def match(request: Request, match_id: int) -> HTMLResponse:
+def match(request: Request, match_id: MatchId) -> HTMLResponse:
     return render(request, "match.html", m=views.match(_url(request), match_id))
 
 
 @router.get("/matches/{match_id}/live")
-def match_live(request: Request, match_id: int) -> HTMLResponse:
+def match_live(request: Request, match_id: MatchId) -> HTMLResponse:
     return render(request, "_match_live.html", m=views.match(_url(request), match_id))
 
 

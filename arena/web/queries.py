@@ -1,5 +1,6 @@
 """Reads the web face needs beyond ``arena.store.queries``: bot pages, tournament standings,
-home and status figures, and the trust rule that decides what of a match may be shown.
+home and status figures. What of a match may be shown (its seed, transcript and results) is
+asked of ``arena.store.disclosure``, the arena's one disclosure rule, on every read here.
 
 Every function takes a read connection (``arena.store.db.read``) and returns plain data
 (dicts, lists, dataclasses) that the pages render and the API serves as JSON.
@@ -38,20 +39,6 @@ class NotFound(KeyError):
     """A bot, tournament, match or game the store does not have."""
 
 
-# ----- the trust rule ------------------------------------------------------------------------
-
-def deal_is_secret(connection: Connection, match: Any) -> bool:
-    """True while another match dealt from the same (game, seed) is still to be played: the
-    arena's one disclosure rule (``arena.store.disclosure``)."""
-    return (match.game, int(match.seed)) in disclosure.deals_in_play(connection, [match])
-
-
-def replay_allowed(connection: Connection, match: Any) -> bool:
-    """A match's seed, transcript and private views may be served: it is done and its deal
-    is no longer in play anywhere."""
-    return match.status == "done" and not deal_is_secret(connection, match)
-
-
 # ----- leaderboards ----------------------------------------------------------------------------
 
 SORT_KEYS = ("rank", "bot", "elo", "interval", "matches", "win_rate", "mean_rank", "last_played")
@@ -86,19 +73,22 @@ def sorted_leaderboard(connection: Connection, game: str, sort: str = "rank", de
 
 def match_summaries(connection: Connection, ids: list[int]) -> list[dict[str, Any]]:
     """Public summaries of matches, in the order of ``ids``: game, status, the bots in
-    their seats with (once finished) rank, score, strikes and forfeits. Never a seed."""
+    their seats with rank, score, strikes and forfeits, decisions and duration, once the
+    match may show its results (``sealed`` False, see ``arena.store.disclosure``). Never a seed."""
     if not ids:
         return []
     matches = {m.id: m for m in connection.execute(sa.select(
-        match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.status, match_t.c.seating,
+        match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.status, match_t.c.seating,
         match_t.c.rated, match_t.c.started_at).where(match_t.c.id.in_(ids)))}
+    hidden = disclosure.sealed_ids(connection, matches.values())
+    shown = [i for i in ids if i not in hidden]
     names = {b.id: b.name for b in bots_by_id(connection, [b for m in matches.values() for b in m.seating]).values()}
     seats: dict[int, dict[int, Any]] = defaultdict(dict)
-    for row in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(ids))):
+    for row in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(shown))):
         seats[row.match_id][row.seat] = row
     results = {r.match_id: r for r in connection.execute(
         sa.select(result_t.c.match_id, result_t.c.finished_at, result_t.c.decisions, result_t.c.duration_ms,
-                  result_t.c.capped).where(result_t.c.match_id.in_(ids)))}
+                  result_t.c.capped).where(result_t.c.match_id.in_(shown)))}
     out = []
     for match_id in ids:
         m = matches.get(match_id)
@@ -107,7 +97,7 @@ def match_summaries(connection: Connection, ids: list[int]) -> list[dict[str, An
         result = results.get(match_id)
         out.append({
             "id": m.id, "tournament_id": m.tournament_id, "game": m.game, "status": m.status,
-            "rated": m.rated, "started_at": m.started_at,
+            "rated": m.rated, "started_at": m.started_at, "sealed": match_id in hidden,
             "finished_at": result.finished_at if result else None,
             "decisions": result.decisions if result else None,
             "duration_ms": result.duration_ms if result else None,
@@ -125,14 +115,14 @@ def _seat(seat: int, bot_id: int, names: dict[int, str], row: Any) -> dict[str, 
 
 
 def match_page(connection: Connection, match_id: int) -> dict[str, Any]:
-    """A match for its page: the public summary, its options and clock, and, only when
-    ``replay_allowed``, its seed and whether a transcript exists."""
+    """A match for its page: the public summary, its options and clock, and, only once it is
+    no longer sealed (``arena.store.disclosure``), its seed and whether a transcript exists."""
     match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).first()
     if match is None:
         raise NotFound(f"no match {match_id}")
     detail = match_summaries(connection, [match_id])[0]
     detail["options"] = match.options
-    detail["replay"] = replay_allowed(connection, match)
+    detail["replay"] = not detail["sealed"]
     if detail["replay"]:
         detail["seed"] = match.seed
         detail["has_transcript"] = connection.execute(
@@ -146,10 +136,9 @@ def transcript_if_allowed(connection: Connection, match_id: int) -> dict[str, An
     """The transcript of a finished match whose deal is no longer in play; ``NotFound``
     for anything else (an unfinished match has no transcript to serve)."""
     match = connection.execute(
-        sa.select(match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.status)
-        .where(match_t.c.id == match_id)
+        sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.status).where(match_t.c.id == match_id)
     ).first()
-    if match is None or not replay_allowed(connection, match):
+    if match is None or disclosure.sealed(connection, match):
         raise NotFound(f"no replay for match {match_id}")
     data = connection.execute(
         sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)).scalar_one_or_none()
@@ -175,14 +164,18 @@ def _with_status(connection: Connection, status: str) -> list[Any]:
     return where
 
 
-def match_ids(connection: Connection, status: str | None = None, limit: int = 50) -> list[int]:
-    """Ids of the newest matches, optionally of one status."""
+def match_ids(connection: Connection, status: str | None = None, limit: int = 50,
+              before: int | None = None) -> list[int]:
+    """Ids of the newest matches (older than ``before``: the next page), optionally of one
+    status."""
+    older = [match_t.c.id < before] if before is not None else []
     if status is None:
-        return list(connection.execute(sa.select(match_t.c.id).order_by(match_t.c.id.desc()).limit(limit)).scalars())
+        return list(connection.execute(
+            sa.select(match_t.c.id).where(*older).order_by(match_t.c.id.desc()).limit(limit)).scalars())
     # Sorted here: with ORDER BY id and a LIMIT, SQLite may walk the whole table by id
     # hoping to meet the rare status early, instead of seeking the index.
     found = [i for where in _with_status(connection, status)
-             for i in connection.execute(sa.select(match_t.c.id).where(where)).scalars()]
+             for i in connection.execute(sa.select(match_t.c.id).where(where, *older)).scalars()]
     return sorted(found, reverse=True)[:limit]
 
 
@@ -200,10 +193,13 @@ def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]
 # ----- tournaments ---------------------------------------------------------------------------------
 
 def tournaments(connection: Connection, status: str | None = None, limit: int = 20,
-                exclude: str | None = None) -> list[dict[str, Any]]:
-    """Tournaments newest first (of one status, or all but ``exclude``) with done/total per
-    tournament. The tournament seed is left out: it derives every deal."""
+                exclude: str | None = None, before: int | None = None) -> list[dict[str, Any]]:
+    """Tournaments newest first (of one status, or all but ``exclude``; older than ``before``,
+    the next page) with done/total per tournament. The tournament seed is left out: it derives
+    every deal."""
     query = sa.select(tournament_t).order_by(tournament_t.c.id.desc()).limit(limit)
+    if before is not None:
+        query = query.where(tournament_t.c.id < before)
     if status is not None:
         query = query.where(tournament_t.c.status == status)
     if exclude is not None:
@@ -224,8 +220,9 @@ def tournaments(connection: Connection, status: str | None = None, limit: int = 
              "total": sum(counts[r.id].values())} for r in rows]
 
 
-def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40) -> dict[str, Any]:
-    """A tournament with, per game, its progress, standings, crosstable and the first
+def tournament_page(connection: Connection, tournament_id: int, groups_per_game: int = 40,
+                    page: int = 1) -> dict[str, Any]:
+    """A tournament with, per game, its progress, standings, crosstable and the ``page``-th
     ``groups_per_game`` duplicate deal groups (the matches that replay one deal, side by
     side). Standings and crosstables are summed by the database, so a tournament of many
     thousand matches costs a few aggregate reads."""
@@ -242,14 +239,20 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
             ("done", "running", "scheduled", "failed", "cancelled", "total"), 0)})
         section["progress"][status] = section["progress"].get(status, 0) + count
         section["progress"]["total"] += count
-    cross = _crosstable(connection, in_tournament)
-    standings = _standings(connection, in_tournament, cross)
+    # Standings and crosstables add up only results that may be shown: a duplicate group's
+    # finished rotations count once no match plays its deal any more.
+    shown_results = sa.and_(in_tournament, disclosure.results_shown())
+    cross = _crosstable(connection, shown_results)
+    standings = _standings(connection, shown_results, cross)
     bot_ids = {b for per_game in standings.values() for b in per_game}
-    groups = {game: _deal_groups(connection, in_tournament, game, groups_per_game) for game in sections}
+    skip = (page - 1) * groups_per_game
+    groups = {game: _deal_groups(connection, in_tournament, game, groups_per_game, skip) for game in sections}
     bot_ids |= {b for per_game in groups.values() for group in per_game for m in group for b in m.seating}
     names = {b.id: b.name for b in bots_by_id(connection, list(bot_ids)).values()}
     seat_rows: dict[int, dict[int, Any]] = defaultdict(dict)
-    shown = [m.id for per_game in groups.values() for group in per_game for m in group]
+    listed = [m for per_game in groups.values() for group in per_game for m in group]
+    hidden = disclosure.sealed_ids(connection, listed)
+    shown = [m.id for m in listed if m.id not in hidden]
     for s in connection.execute(sa.select(seat_t).where(seat_t.c.match_id.in_(shown))):
         seat_rows[s.match_id][s.seat] = s
     for game, section in sections.items():
@@ -271,14 +274,16 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
                 {"id": m.id, "status": m.status,
                  "seats": [_seat(seat, b, names, seat_rows[m.id].get(seat)) for seat, b in enumerate(m.seating)]}
                 for m in group]}
-            for number, group in enumerate(groups[game], start=1)]
+            for number, group in enumerate(groups[game], start=skip + 1)]
+        section["more_deals"] = section["deals"] > skip + len(groups[game])
     return {"id": row.id, "name": row.name, "status": row.status, "rated": row.rated,
             "created_at": row.created_at, "finished_at": row.finished_at,
             "move_time": row.move_time, "time_bank": row.time_bank, "spec": dict(row.spec),
             "done": sum(s["progress"]["done"] + s["progress"]["failed"] + s["progress"]["cancelled"]
                         for s in sections.values()),
             "total": sum(s["progress"]["total"] for s in sections.values()),
-            "games": dict(sorted(sections.items()))}
+            "games": dict(sorted(sections.items())), "page": page,
+            "pages": max(1, -(-max((s["deals"] for s in sections.values()), default=0) // groups_per_game))}
 
 
 def _standings(connection: Connection, in_tournament: Any,
@@ -324,14 +329,15 @@ def _crosstable(connection: Connection, in_tournament: Any) -> dict[str, dict[tu
     return out
 
 
-def _deal_groups(connection: Connection, in_tournament: Any, game: str, limit: int) -> list[list[Any]]:
-    """The first ``limit`` deals of a game in schedule order, each the matches that play it."""
+def _deal_groups(connection: Connection, in_tournament: Any, game: str, limit: int, skip: int = 0) -> list[list[Any]]:
+    """``limit`` deals of a game in schedule order after the first ``skip``, each the matches
+    that play it."""
     seeds = list(connection.execute(
         sa.select(match_t.c.seed).where(in_tournament, match_t.c.game == game)
-        .group_by(match_t.c.seed).order_by(sa.func.min(match_t.c.id)).limit(limit)).scalars())
+        .group_by(match_t.c.seed).order_by(sa.func.min(match_t.c.id)).offset(skip).limit(limit)).scalars())
     groups: dict[int, list[Any]] = {seed: [] for seed in seeds}
     for m in connection.execute(
-        sa.select(match_t.c.id, match_t.c.seed, match_t.c.seating, match_t.c.status)
+        sa.select(match_t.c.id, match_t.c.game, match_t.c.seed, match_t.c.seating, match_t.c.status)
         .where(in_tournament, match_t.c.game == game, match_t.c.seed.in_(seeds)).order_by(match_t.c.id)
     ):
         groups[m.seed].append(m)
@@ -344,9 +350,11 @@ def _ratio(a: float, b: float) -> float:
 
 # ----- bots --------------------------------------------------------------------------------------
 
-def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 30) -> dict[str, Any]:
+def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 30,
+             before: int | None = None) -> dict[str, Any]:
     """A bot: its ratings (with its rank in each game), results against each opponent,
-    recent and live matches, and the matches where it took strikes or forfeited."""
+    recent (older than ``before``: the next page) and live matches, and the matches where it
+    took strikes or forfeited."""
     bot = connection.execute(sa.select(bot_t).where(bot_t.c.name == name)).first()
     if bot is None:
         raise NotFound(f"no bot {name!r}")
@@ -358,19 +366,29 @@ def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 
         ratings_out.append({"game": r.game, "rank": above + 1, "elo": r.elo, "low": low, "high": high,
                             "matches": r.matches, "win_rate": _ratio(r.wins, r.matches),
                             "mean_rank": _ratio(r.rank_sum, r.matches), "last_played": r.last_played})
+    older = [seat_t.c.match_id < before] if before is not None else []
     recent_ids = list(connection.execute(
-        sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id).order_by(seat_t.c.match_id.desc()).limit(recent)
+        sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id, *older)
+        .order_by(seat_t.c.match_id.desc()).limit(recent + 1)
     ).scalars())
+    more = len(recent_ids) > recent
+    recent_ids = recent_ids[:recent]
     live = [m for m in live_matches(connection, 200) if any(s["bot"] == name for s in m["seats"])]
     fault_rows = connection.execute(
-        sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.strikes, seat_t.c.forfeited)
+        sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.strikes, seat_t.c.forfeited, match_t.c.id,
+                  match_t.c.game, match_t.c.seed, match_t.c.status)
+        .join(match_t, match_t.c.id == seat_t.c.match_id)
         .where(seat_t.c.bot_id == bot.id, sa.or_(seat_t.c.strikes > 0, seat_t.c.forfeited))
         .order_by(seat_t.c.match_id.desc()).limit(faults)
     ).all()
+    # Strikes and forfeits are results too: sealed with the match.
+    hidden = disclosure.sealed_ids(connection, fault_rows)
+    fault_rows = [f for f in fault_rows if f.match_id not in hidden]
     return {"id": bot.id, "name": bot.name, "kind": bot.kind, "strategy": bot.strategy,
             "created_at": bot.created_at, "ratings": ratings_out,
             "opponents": opponents(connection, bot.id), "live": live,
-            "recent": match_summaries(connection, recent_ids),
+            "recent": match_summaries(connection, recent_ids), "before": before,
+            "older": recent_ids[-1] if more else None,
             "faults": [_fault(connection, f) for f in fault_rows]}
 
 
@@ -395,7 +413,8 @@ def _fault(connection: Connection, row: Any) -> dict[str, Any]:
 
 
 def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
-    """Per game and opponent: matches met, and wins, draws and losses by final rank."""
+    """Per game and opponent: matches met, and wins, draws and losses by final rank, over the
+    matches whose results may be shown (``arena.store.disclosure``)."""
     me, them = seat_t.alias("me"), seat_t.alias("them")
     rows = connection.execute(
         sa.select(result_t.c.game, them.c.bot_id, sa.func.count(),
@@ -403,8 +422,9 @@ def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
                   sa.func.sum(sa.case((me.c.rank == them.c.rank, 1), else_=0)),
                   sa.func.sum(sa.case((me.c.rank > them.c.rank, 1), else_=0)))
         .select_from(me.join(them, sa.and_(them.c.match_id == me.c.match_id, them.c.seat != me.c.seat))
-                     .join(result_t, result_t.c.match_id == me.c.match_id))
-        .where(me.c.bot_id == bot_id)
+                     .join(result_t, result_t.c.match_id == me.c.match_id)
+                     .join(match_t, match_t.c.id == me.c.match_id))
+        .where(me.c.bot_id == bot_id, disclosure.results_shown())
         .group_by(result_t.c.game, them.c.bot_id)
     ).all()
     names = {b.id: b.name for b in bots_by_id(connection, [r[1] for r in rows]).values()}
@@ -423,7 +443,9 @@ def rating_history(connection: Connection, bot_id: int, points: int = 300) -> di
         sa.select(history_t.c.game, history_t.c.seq, history_t.c.match_id, history_t.c.before, history_t.c.after)
         .select_from(seat_t.join(history_t, sa.and_(history_t.c.match_id == seat_t.c.match_id,
                                                     history_t.c.bot_id == seat_t.c.bot_id)))
-        .where(seat_t.c.bot_id == bot_id).order_by(history_t.c.seq)
+        # In the order the ratings moved (a duplicate group is rated once it is over, so a
+        # rotation's Elo may move after a later-recorded match's).
+        .where(seat_t.c.bot_id == bot_id).order_by(history_t.c.id)
     ).all()
     per_game: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
@@ -446,8 +468,12 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
     counts = {s: count_with_status(connection, s) for s in ("scheduled", "running", "failed")}
     newest = connection.execute(
         sa.select(result_t.c.match_id, result_t.c.game, result_t.c.finished_at, result_t.c.duration_ms,
-                  result_t.c.decisions).order_by(result_t.c.seq.desc()).limit(window)
+                  result_t.c.decisions, match_t.c.id, match_t.c.seed, match_t.c.status)
+        .join(match_t, match_t.c.id == result_t.c.match_id).order_by(result_t.c.seq.desc()).limit(window)
     ).all()
+    # A sealed match's duration, decisions and strikes are its results: left out until its deal is over.
+    hidden = disclosure.sealed_ids(connection, newest)
+    newest = [r for r in newest if r.match_id not in hidden]
     ids = [r.match_id for r in newest]
     claimers: dict[str, dict[str, Any]] = {}
     for claimed_by, status, started in connection.execute(

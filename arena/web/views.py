@@ -4,15 +4,14 @@ purpose: FastAPI runs them in its thread pool, off the event loop."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from threading import Lock
+import hashlib
 from typing import Any
 
 from arena import games
 from arena.games import house
 from arena.store import db, queries
 
-from . import live, replay
+from . import caches, live, replay
 from . import queries as web_queries
 from .queries import NotFound
 
@@ -30,6 +29,10 @@ def game_list() -> list[dict[str, Any]]:
 
 
 def home(url: str | None) -> dict[str, Any]:
+    return caches.snapshots.through((url, "home"), lambda: _home(url))
+
+
+def _home(url: str | None) -> dict[str, Any]:
     with db.read(url) as c:
         return {
             "games": game_list(),
@@ -62,60 +65,86 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
     return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows}
 
 
-def bot(url: str | None, name: str) -> dict[str, Any]:
+def bot(url: str | None, name: str, before: int | None = None) -> dict[str, Any]:
+    """A bot's page; its recent matches a page at a time (those older than ``before``)."""
     with db.read(url) as c:
-        page = web_queries.bot_page(c, name)
+        page = web_queries.bot_page(c, name, before=before)
         page["history"] = web_queries.rating_history(c, page["id"])
     return page
 
 
-def tournaments(url: str | None, status: str | None, limit: int) -> list[dict[str, Any]]:
+def tournaments(url: str | None, status: str | None, limit: int, before: int | None = None) -> list[dict[str, Any]]:
     with db.read(url) as c:
-        return web_queries.tournaments(c, status, limit)
+        return web_queries.tournaments(c, status, limit, before=before)
 
 
-def tournament(url: str | None, tournament_id: int) -> dict[str, Any]:
+def tournament(url: str | None, tournament_id: int, page: int = 1) -> dict[str, Any]:
+    """A tournament's page with its ``page``-th page of deal groups. Its standings sum every
+    match of the tournament (about a second for 100,000): every viewer shares one read per
+    ``ARENA_LIVE_SNAPSHOT_SECONDS``, and a finished tournament's page is read once."""
+    def read() -> dict[str, Any]:
+        with db.read(url) as c:
+            return web_queries.tournament_page(c, tournament_id, page=page)
+
+    return caches.page((url, "tournament", tournament_id, page), read, finished_tournament)
+
+
+def finished_tournament(page: dict[str, Any]) -> bool:
+    """Whether a tournament's page can no longer change: it is done and every match with it."""
+    return page["status"] == "done" and page["done"] == page["total"]
+
+
+def matches(url: str | None, status: str | None, limit: int, before: int | None = None) -> list[dict[str, Any]]:
     with db.read(url) as c:
-        return web_queries.tournament_page(c, tournament_id)
+        return web_queries.match_summaries(c, web_queries.match_ids(c, status, limit, before=before))
 
 
-def matches(url: str | None, status: str | None, limit: int) -> list[dict[str, Any]]:
-    with db.read(url) as c:
-        return web_queries.match_summaries(c, web_queries.match_ids(c, status, limit))
+def live_matches(url: str | None, limit: int = 20) -> list[dict[str, Any]]:
+    """The matches being played now, as every viewer of the home page refreshes them."""
+    return caches.snapshots.through((url, "live", limit), lambda: matches(url, "running", limit))
 
 
 def match(url: str | None, match_id: int) -> dict[str, Any]:
+    """A match's page. Unfinished ones (refreshed live) are shared snapshots; a finished one
+    is read each time, as its seed may be shown only while the disclosure rule allows."""
+    key = (url, "match", match_id)
+    found = caches.snapshots.get(key)
+    if found is not None:
+        return found
     with db.read(url) as c:
-        return web_queries.match_page(c, match_id)
+        page = web_queries.match_page(c, match_id)
+    if page["status"] in web_queries.PENDING:
+        caches.snapshots.put(key, page)
+    return page
 
 
-# Finished matches never change: their replay data is cached, newest use last out.
-_replays: OrderedDict[tuple[str | None, int, str | int], str] = OrderedDict()
-_replays_lock = Lock()
-REPLAY_CACHE = 16
-
-
-def match_replay(url: str | None, match_id: int, view: str) -> str:
-    """The viewer's data for ``view`` (``all`` or a seat) as JSON text; ``NotFound`` unless
-    the match may be replayed (see ``queries.replay_allowed``)."""
+def match_replay(url: str | None, match_id: int, view: str) -> tuple[str, str | None]:
+    """``(etag, JSON text)`` of the viewer's data for ``view`` (``all`` or a seat), computed
+    once per match and view while the cache keeps it. ``NotFound`` unless the match may be
+    replayed (``arena.store.disclosure``, through ``queries.transcript_if_allowed``), which is asked of the store every time."""
     with db.read(url) as c:
         transcript = web_queries.transcript_if_allowed(c, match_id)
-        seats = [s["bot"] for s in web_queries.match_summaries(c, [match_id])[0]["seats"]]
     chosen = replay.parse_view(view, transcript["num_players"])
     key = (url, match_id, chosen)
-    with _replays_lock:
-        if key in _replays:
-            _replays.move_to_end(key)
-            return _replays[key]
+    kept = caches.replays.get(key)
+    if kept is not None:
+        return kept
+    with db.read(url) as c:
+        seats = [s["bot"] for s in web_queries.match_summaries(c, [match_id])[0]["seats"]]
     text = replay.replay_json(transcript, chosen, seats)
-    with _replays_lock:
-        _replays[key] = text
-        while len(_replays) > REPLAY_CACHE:
-            _replays.popitem(last=False)
-    return text
+    entry = (etag(text), text)
+    caches.replays.put(key, entry)
+    return entry
+
+
+def etag(text: str) -> str:
+    """A strong validator of a response body."""
+    return '"' + hashlib.blake2b(text.encode(), digest_size=16).hexdigest() + '"'
 
 
 def status(url: str | None) -> dict[str, Any]:
+    """The status figures for anyone to read: processes are numbered, not named (their names
+    are host:pid), and a Redis failure is named by its kind (its text holds host:port)."""
     with db.read(url) as c:
         figures = web_queries.status_figures(c)
         redis = live.redis_figures()
@@ -123,4 +152,7 @@ def status(url: str | None) -> dict[str, Any]:
         if ids:
             names = {b.id: b.name for b in queries.bots_by_id(c, ids).values()}
             redis["connected_bots"] = [names.get(int(b), b) if b.isdigit() else b for b in redis["connected_bots"]]
+    figures["processes"] = [p | {"process": f"process {n}"} for n, p in enumerate(figures["processes"], start=1)]
+    if "error" in redis:
+        redis["error"] = redis["error"].split(":", 1)[0]
     return figures | {"redis": redis}

@@ -28,7 +28,7 @@ from .services import free_port, redis_answers, redis_server_binary
 
 DEPLOY = ROOT / "deploy"
 SECRETS = {"ARENA_REDIS_PASSWORD": "redis0secret", "ARENA_POSTGRES_PASSWORD": "postgres0secret",
-           "GRAFANA_ADMIN_PASSWORD": "grafana0secret", "ARENA_ADMIN_TOKEN": "admin0token"}
+           "GRAFANA_ADMIN_PASSWORD": "grafana0secret", "ARENA_ADMIN_TOKEN": "admin0token0for0the0arena0deploy0tests0k"}
 # Compose's interpolation: $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default},
 # ${NAME:?error} (unset or empty is an error), ${NAME?error} (unset is an error).
 VARIABLE = re.compile(r"\$(?:(?P<dollar>\$)|\{(?P<name>\w+)(?:(?P<colon>:?)(?P<op>[-?])(?P<arg>[^}]*))?\}|(?P<bare>\w+))")

@@ -18,7 +18,7 @@ from .conftest import ROOT, free_port, wait_until
 from .helpers import fast_games
 
 pytestmark = pytest.mark.timeout(240)
-ADMIN = (("authorization", "Bearer integration-admin"),)
+ADMIN = (("authorization", "Bearer integration0admin0token0for0the0arena0tests"),)
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def arena_env(pg_url, shared_redis, queue_name):
     env = dict(os.environ) | {
         "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": shared_redis,
         "ARENA_QUEUE": queue_name, "ARENA_MAILBOX_PREFIX": f"test:{uuid.uuid4().hex}:",
-        "ARENA_ADMIN_TOKEN": "integration-admin", "ARENA_GRPC_ADDRESS": f"127.0.0.1:{free_port()}",
+        "ARENA_ADMIN_TOKEN": "integration0admin0token0for0the0arena0tests", "ARENA_GRPC_ADDRESS": f"127.0.0.1:{free_port()}",
         "ARENA_GATEWAY_METRICS_PORT": "0", "ARENA_METRICS_PORT": "0",
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)

@@ -182,7 +182,7 @@ def test_arena_serve_stopped_with_sigterm_mid_tournament(pg_url, shared_redis, q
     from arena.v1 import arena_pb2, arena_pb2_grpc
 
     address = f"127.0.0.1:{free_port()}"
-    env = environment(pg_url, shared_redis, queue_name, ARENA_GRPC_ADDRESS=address, ARENA_ADMIN_TOKEN="fault-admin",
+    env = environment(pg_url, shared_redis, queue_name, ARENA_GRPC_ADDRESS=address, ARENA_ADMIN_TOKEN="fault0admin0token0for0the0arena0tests0ok",
                       ARENA_MAILBOX_PREFIX=f"test:{uuid.uuid4().hex}:", ARENA_GRACE_SECONDS="2", **QUICK)
     full = dict(os.environ) | {"PYTHONPATH": str(ROOT)} | env
     full.pop("PROMETHEUS_MULTIPROC_DIR", None)

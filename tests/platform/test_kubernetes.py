@@ -41,7 +41,7 @@ COMPONENT_COMMAND = {"referee": ["serve"], "worker": ["worker"], "live-worker": 
                      "migrate": ["db", "upgrade"]}
 SECRETISH = re.compile(r"PASSWORD|TOKEN|SECRET", re.I)
 FAKE_SECRETS = {("arena-postgresql", "password"): "pg0pass", ("arena-redis", "redis-password"): "redis0pass",
-                ("arena-admin", "token"): "admin0token"}
+                ("arena-admin", "token"): "admin0token0for0the0arena0deploy0tests0k"}
 
 
 def kustomize_command() -> list[str] | None:

@@ -7,6 +7,7 @@ bots of both gateways meeting in every pairing, ratings equal to a replay. (`mak
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -153,3 +154,86 @@ def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url
         live.size_database_pool(200)
     monkeypatch.delenv("ARENA_DB_POOL")
     db.dispose_all()
+
+
+def test_a_stopped_live_worker_never_costs_a_quick_bot_its_clock(pg_url, shared_redis, queue_name, tmp_path):
+    """Clock fairness in distributed mode: a quick SDK bot stops the live worker (SIGSTOP) for
+    a second on each of its first three turns, right before it answers, while the gateway
+    (`arena serve`) runs on; the worker reads every answer late. With a 500 ms move clock and
+    a 200 ms bank the quick bot is struck never, spends no bank, and the transcript charges
+    it what the gateway measured; a bot that sleeps past its clock still times out and
+    forfeits."""
+    address = f"127.0.0.1:{free_port()}"
+    env = dict(os.environ) | {
+        "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": shared_redis,
+        "ARENA_QUEUE": queue_name, "ARENA_LIVE_QUEUE": f"{queue_name}.live", "ARENA_GRPC_ADDRESS": address,
+        "ARENA_MAILBOX_PREFIX": f"test:{uuid.uuid4().hex}:", "ARENA_GATEWAY_METRICS_PORT": "0",
+        "ARENA_METRICS_PORT": "0",
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    db.engine(pg_url)
+    processes = [spawn(env, [ARENA, "serve"], tmp_path / "serve.log")]
+    try:
+        live = spawn(env, [ARENA, "worker", "--live", "--concurrency", "4"], tmp_path / "live.log")
+        processes.append(live)
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            tokens = {name: stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name)).token
+                      for name in ("quick", "sleepy")}
+        bots = {
+            "quick": spawn(env | {"ARENA_ADDRESS": address, "ARENA_BOT_TOKEN": tokens["quick"]},
+                           [sys.executable, "-m", "tests.referee.clock_bot", "quick", str(live.pid), "3"],
+                           tmp_path / "quick.log"),
+            "sleepy": spawn(env | {"ARENA_ADDRESS": address, "ARENA_BOT_TOKEN": tokens["sleepy"]},
+                            [sys.executable, "-m", "tests.referee.clock_bot", "sleepy"], tmp_path / "sleepy.log"),
+        }
+        processes += bots.values()
+
+        def connected():
+            from arena.referee import external
+
+            with db.read(pg_url) as connection:
+                ids = list(connection.execute(sa.text("SELECT id FROM bot WHERE name IN ('quick', 'sleepy')")).scalars())
+            return len(ids) == 2 and external.wait_connected(ids, timeout=0.5)
+
+        os.environ.update({k: env[k] for k in ("ARENA_REDIS_URL", "ARENA_MAILBOX_PREFIX")})
+        try:
+            wait_until(connected, timeout=90, poll=1, what="both bots to connect")
+        finally:
+            from arena.referee import external
+
+            external.forget()
+        with db.transaction(pg_url) as connection:  # quick against a house bot, sleepy against a house bot
+            tid = create_tournament(connection, ["crazy_eights"], ["quick", "sleepy", "random"], sizes=[2],
+                                    repetitions=1, seed=5, move_time=0.5, time_bank=0.2)
+        done = subprocess.run([ARENA, "tournament", "run", str(tid), "--no-wait"], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        wait_until(lambda: finished(pg_url, tid), timeout=240, poll=0.5, what="the tournament to finish")
+        with db.read(pg_url) as connection:
+            rows = connection.execute(sa.text(
+                "SELECT b.name, s.seat, s.strikes, s.forfeited, t.data FROM match_seat s JOIN bot b ON b.id = s.bot_id "
+                "JOIN transcript t ON t.match_id = s.match_id WHERE b.name IN ('quick', 'sleepy')")).all()
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    assert (tmp_path / "quick.log").read_text().count('"stopped"') == 3, "the worker was stopped three times"
+    quick = [row for row in rows if row.name == "quick"]
+    sleepy = [row for row in rows if row.name == "sleepy"]
+    assert quick and sleepy
+    for row in quick:
+        data = row.data if isinstance(row.data, dict) else json.loads(row.data)
+        assert row.strikes == 0 and not row.forfeited
+        assert {d[4] for d in data["decisions"] if d[1] == row.seat} == {"ok"}
+    turns = [json.loads(line) for line in (tmp_path / "quick.log").read_text().splitlines()
+             if line.startswith('{"match"')]
+    assert {t["bank_ms"] for t in turns} == {200}, "no bank spent"
+    for row in sleepy:
+        assert row.forfeited and row.strikes == 3

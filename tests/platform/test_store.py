@@ -61,7 +61,13 @@ def test_a_match_is_recorded_once_whatever_the_deliveries(db_url):
         connection.rollback()
     with db.transaction(db_url) as connection:
         assert connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)).scalar_one() == 1
-        assert connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one() == 2
+        # Its twin (the other rotation of the deal) is still to be played: its Elo waits.
+        assert connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one() == 0
+    assert play_and_record(ids[1:2]) == ids[1:2]
+    assert play_and_record(ids[:2]) == []
+    with db.transaction(db_url) as connection:
+        # The group is over: both rotations rated, once.
+        assert connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one() == 4
 
 
 def test_tournament_completes_and_recompute_equals_incremental(db_url):
@@ -77,6 +83,51 @@ def test_tournament_completes_and_recompute_equals_incremental(db_url):
     incremental = ratings_table(db_url)
     assert incremental == replayed(db_url)
     with db.transaction(db_url) as connection:
+        recompute(connection)
+    assert ratings_table(db_url) == incremental
+
+
+def test_a_duplicate_group_is_rated_once_it_is_over(db_url):
+    """Issue 22 §2: the leaderboard told a finished rotation's result while its twin was
+    played. A group's Elo now moves when its last rotation is recorded, or when its other
+    rotations end without a result (cancelled, failed); ratings replay agrees at every step."""
+    from arena.store.models import Result
+    from arena.store.results import finish_if_complete
+    from arena.tournaments import cancel_tournament
+
+    def elo_moved() -> dict[int, int]:
+        with db.transaction(db_url) as connection:
+            return dict(connection.execute(sa.select(RatingHistory.__table__.c.match_id, sa.func.count())
+                                           .group_by(RatingHistory.__table__.c.match_id)).all())
+
+    def check_replay() -> None:
+        assert ratings_table(db_url) == replayed(db_url)
+
+    tid, ids = small_tournament(db_url)  # 3 groups of 2 rotations: ids[0:2], ids[2:4], ids[4:6]
+    play_and_record([ids[0], ids[2]])
+    assert elo_moved() == {}
+    assert all(row[2] == 0 and row[0] == 1500.0 for row in ratings_table(db_url).values())
+    check_replay()
+    play_and_record([ids[1]])
+    assert elo_moved() == {ids[0]: 2, ids[1]: 2}
+    check_replay()
+    play_and_record([ids[4]])  # the third group: one rotation is recorded, then the other fails
+    assert set(elo_moved()) == {ids[0], ids[1]}
+    with db.transaction(db_url) as connection:
+        connection.execute(Match.__table__.update().where(Match.__table__.c.id == ids[5]).values(status="failed"))
+    with db.transaction(db_url) as connection:  # as after every batch
+        assert not finish_if_complete(connection, tid)
+    assert set(elo_moved()) == {ids[0], ids[1], ids[4]}
+    check_replay()
+    with db.transaction(db_url) as connection:
+        assert cancel_tournament(connection, tid) == 1  # ids[3]: ids[2] is rated as it stands
+        assert not finish_if_complete(connection, tid)  # cancelled, and rating again changes nothing
+    assert set(elo_moved()) == {ids[0], ids[1], ids[2], ids[4]}
+    check_replay()
+    incremental = ratings_table(db_url)
+    with db.transaction(db_url) as connection:
+        assert connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)
+                                  .where(Result.__table__.c.rating_round.is_(None))).scalar_one() == 0
         recompute(connection)
     assert ratings_table(db_url) == incremental
 

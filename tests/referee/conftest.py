@@ -49,3 +49,7 @@ def gateway() -> Iterator[tuple[ServerThread, LocalMailbox]]:
     server.stop()
 
 
+@pytest.fixture
+def server_settings() -> ServerSettings:
+    """The settings ``test_arena_service.server`` runs with (a test module may override it)."""
+    return ServerSettings(address="127.0.0.1:0", admin_token="admin-secret")

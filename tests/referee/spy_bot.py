@@ -5,11 +5,13 @@ what it can learn about the match it is playing, and prints what it got as JSON 
 
 Read paths: the Arena service (GetMatch of this match and of every match of its tournament,
 ListMatches, FollowTournament's first status), the command line (``arena match show``,
-``--json``, ``tournament status --json``) and the Rules service, with which it tries to rebuild
-the deal from any seed it was given (when it is the match's first decision, so the rebuilt
-initial observation can be compared with the one it holds). The test reads the lines and
-checks that no probe made during a live match carried that match's seed or a transcript of its
-deal, and that no rebuild succeeded.
+``--json``, ``tournament status --json``), the web pages and the JSON API (when
+``ARENA_WEB_URL`` is set: the matches, their replays, the tournament, the bot) and the Rules
+service, with which it tries to rebuild the deal from any seed it was given (when it is the
+match's first decision, so the rebuilt initial observation can be compared with the one it
+holds). The test reads the lines and checks that no probe made during a live match carried
+that match's seed, a transcript of its deal or a finished twin's results (ranks, scores,
+decision count, duration, standings, the leaderboard), and that no rebuild succeeded.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import grpc
+import httpx
 
 from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 from bots.sdk import Bot, Connection, Turn, run
@@ -52,6 +56,7 @@ class Spy(Bot):
         texts: list[str] = []
         seeds: set[int] = set()
         decisions_of_deal = 0
+        results_of_deal = 0  # a finished twin's ranks, scores, decisions or duration, wherever seen
         mine = self.arena.GetMatch(arena_pb2.MatchRef(match_id=match.match_id))
         texts.append(str(mine))
         seeds.add(mine.seed)
@@ -65,6 +70,16 @@ class Spy(Bot):
             # Every match of this game in a two-bot round robin with one repetition replays
             # this match's deal: its decisions would tell this seat the deal.
             decisions_of_deal += len(detail.decisions)
+            results_of_deal += bool(other.ranks or detail.summary.ranks or detail.scores)
+        # The leaderboard: a duplicate group is rated once it is over, so while this seat
+        # plays the deal's second rotation nothing of the first shows there either.
+        board = self.arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=match.game))
+        texts.append(str(board))
+        results_of_deal += any(row.matches for row in board.rows)
+        if os.environ.get("ARENA_WEB_URL"):
+            web_decisions, web_results = self.probe_web(match, [m.match_id for m in same_game], texts)
+            decisions_of_deal += web_decisions
+            results_of_deal += web_results
         follow = self.arena.FollowTournament(arena_pb2.TournamentRef(tournament_id=match.tournament_id))
         texts.append(str(next(iter(follow))))
         follow.cancel()
@@ -75,6 +90,8 @@ class Spy(Bot):
                 done = subprocess.run([str(Path(sys.executable).with_name("arena")), *argv], capture_output=True,
                                       text=True, timeout=60)
                 texts.append(done.stdout + done.stderr)
+                if argv[:2] == ["match", "show"] and argv[-1] != match.match_id:
+                    results_of_deal += "rank " in done.stdout
         rebuilt = False
         if turn.turn_id == 0:  # the match's first decision: the rebuilt deal must look the same
             for seed in seeds - {0}:
@@ -85,7 +102,38 @@ class Spy(Bot):
         with _print:
             print(json.dumps({"match": match.match_id, "game": match.game, "turn": turn.turn_id,
                               "text": "\n".join(texts), "seeds": sorted(seeds),
-                              "decisions_of_deal": decisions_of_deal, "rebuilt": rebuilt}), flush=True)
+                              "decisions_of_deal": decisions_of_deal, "results_of_deal": results_of_deal,
+                              "web": bool(os.environ.get("ARENA_WEB_URL")), "rebuilt": rebuilt}), flush=True)
+
+    def probe_web(self, match, twins: list[str], texts: list[str]) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+        """The web pages and the JSON API: this match, its twins (and their replays), the
+        tournament and this bot. Returns (replays of the deal served, twin results seen)."""
+        decisions = results = 0
+        with httpx.Client(base_url=os.environ["ARENA_WEB_URL"], timeout=30) as web:
+            def get(path: str) -> httpx.Response:
+                response = web.get(path)
+                while response.status_code == 429:  # a reader past the rate waits as told
+                    time.sleep(float(response.headers["retry-after"]))
+                    response = web.get(path)
+                texts.append(response.text)
+                return response
+
+            for page in (f"/matches/{match.match_id}", f"/api/v1/matches/{match.match_id}",
+                         f"/tournaments/{match.tournament_id}", "/bots/spy", "/api/v1/matches?limit=200", "/"):
+                get(page)
+            for twin in twins:
+                get(f"/matches/{twin}")
+                shown = get(f"/api/v1/matches/{twin}").json()
+                results += any("rank" in s for s in shown["seats"]) or shown.get("decisions") is not None
+                decisions += sum(get(f"/api/v1/matches/{twin}/replay?view={v}").status_code == 200
+                                 for v in ("all", "0", "1"))
+            section = get(f"/api/v1/tournaments/{match.tournament_id}").json()["games"][match.game]
+            results += bool(section["standings"])
+            results += any("rank" in s for d in section["deal_groups"] for m in d["matches"] for s in m["seats"])
+            bot = get("/api/v1/bots/spy").json()
+            results += any(str(m["id"]) in twins and m["decisions"] is not None for m in bot["recent"])
+            results += any(o["game"] == match.game for o in bot["opponents"])
+        return decisions, results
 
 
 if __name__ == "__main__":

@@ -52,7 +52,9 @@ def start_fleet(address: str, tokens_file: Path, log: Path) -> subprocess.Popen[
     env = {**os.environ, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
     env.pop("ARENA_BOT_TOKEN", None)
     with log.open("wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "bots.fleet", "--tokens-file", str(tokens_file), "--seed", "1"],
+        # Its bots accept each other's challenges, two at a time.
+        return subprocess.Popen([sys.executable, "-m", "bots.fleet", "--tokens-file", str(tokens_file), "--seed", "1",
+                                 "--accept-challenges", "--max-challenges", "2"],
                                 env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
 
 

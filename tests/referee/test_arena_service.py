@@ -28,12 +28,12 @@ ADMIN = (("authorization", "Bearer admin-secret"),)
 
 
 @pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_settings: ServerSettings) -> Iterator[BackgroundServer]:
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
     monkeypatch.setenv("ARENA_GRACE_SECONDS", "1.5")
     external.forget()  # bot ids start again at 1 in the fresh database
-    running = BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret"))
+    running = BackgroundServer(server_settings)
     yield running
     running.stop()
     # Tournaments and challenges play on background threads that read the database from the

@@ -31,6 +31,8 @@ from arena.server.settings import ServerSettings
 from arena.store import db
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
+from .test_gateway_embedded import start_bot
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sdk" / "node"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
@@ -147,7 +149,8 @@ def arena(server: BackgroundServer) -> Iterator[arena_pb2_grpc.ArenaStub]:
 class NodeBot:
     """A kit bot as a real Node process, its output in a file."""
 
-    def __init__(self, kit: Path, script: str, address: str, token: str, log: Path, tls_ca: Path | None = None) -> None:
+    def __init__(self, kit: Path, script: str, address: str, token: str, log: Path, tls_ca: Path | None = None,
+                 args: tuple[str, ...] = ()) -> None:
         self.log = log
         env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address}
         env.pop("ARENA_TLS", None)
@@ -155,7 +158,7 @@ class NodeBot:
         if tls_ca is not None:
             env["ARENA_TLS_CA"] = str(tls_ca)
         with log.open("wb") as out:
-            self.process = subprocess.Popen([str(NODE), f"dist/bots/{script}.js"], cwd=kit, env=env,
+            self.process = subprocess.Popen([str(NODE), f"dist/bots/{script}.js", *args], cwd=kit, env=env,
                                             stdout=out, stderr=subprocess.STDOUT)
 
     def output(self) -> str:
@@ -279,6 +282,33 @@ def test_the_crazy_eights_bot_plays_challenges_with_its_own_token(
         output = bot.stop()
     for detail in details:
         assert_played_cleanly(detail, "node-eights")
+    assert "WARNING" not in output and "ERROR" not in output, output
+
+
+def test_the_kits_bot_is_challenged_by_another_bot_only_as_its_flags_accept(
+        kit: Path, server: BackgroundServer, arena: arena_pb2_grpc.ArenaStub, tmp_path: Path) -> None:
+    """The kit's command line sets the Hello's challenge policy: accepted in Crazy 8s only."""
+    reply, challenger = register(arena, "node-sparring"), register(arena, "py-challenger")
+    bot = NodeBot(kit, "crazyEights", server.address, reply.token, tmp_path / "sparring.log",
+                  args=("--accept-challenges", "--challenge-games", "crazy_eights"))
+    other = start_bot("bots.random_bot", server.address, challenger.token)
+    own = (("authorization", f"Bearer {challenger.token}"),)
+    try:
+        connected(reply, bot)
+        connected(challenger, bot)
+        with pytest.raises(grpc.RpcError) as caught:
+            arena.Challenge(arena_pb2.ChallengeRequest(game="durak", players=["py-challenger", "node-sparring"]),
+                            metadata=own)
+        assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert caught.value.details() == "bot node-sparring does not accept challenges for durak"
+        ref = arena.Challenge(arena_pb2.ChallengeRequest(game="crazy_eights", players=["py-challenger", "node-sparring"]),
+                              metadata=own)
+        detail = wait_done(arena, ref.match_id)
+    finally:
+        output = bot.stop()
+        other.terminate()
+        other.communicate(timeout=30)
+    assert_played_cleanly(detail, "node-sparring")
     assert "WARNING" not in output and "ERROR" not in output, output
 
 

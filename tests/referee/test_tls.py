@@ -26,7 +26,7 @@ from tests.platform.services import free_port
 from tests.platform.test_metrics_bind import arena_serve, stop
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN_TOKEN = "tls-admin-secret"
+ADMIN_TOKEN = "tls0admin0token0for0the0arena0tests0ok"
 pytestmark = pytest.mark.timeout(180)
 
 

@@ -20,6 +20,8 @@ from arena import games
 from arena.store import db
 from arena.store.models import Match, Tournament
 from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
+from arena.web import background
+from arena.web.app import create_app
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
 from .test_gateway_embedded import GAME, ROOT
@@ -42,9 +44,13 @@ def code_of(call, *args, **kwargs) -> grpc.StatusCode:  # type: ignore[no-untype
 def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, server, tmp_path: Path) -> None:  # noqa: F811
     """Every game, two rotations of one deal (duplicate format) played one after the other:
     while the spy plays the second, the first is over. Before the fix, GetMatch and `arena
-    match show` handed out the seed, and the finished rotation's transcript replayed the deal."""
+    match show` handed out the seed, and the finished rotation's transcript replayed the deal;
+    then the web face and the JSON API showed the finished rotation's results. The spy asks
+    every reader: the Arena service, the command line, the web pages and the JSON API."""
     token = register(arena, "spy")
-    env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": server.address, "PYTHONPATH": str(ROOT)}
+    web = background.start(create_app(os.environ["ARENA_DATABASE_URL"]))
+    env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": server.address, "PYTHONPATH": str(ROOT),
+           "ARENA_WEB_URL": web.url}
     # Files, not pipes: the spy prints a lot, and a full pipe would stall it mid-match.
     out_file, err_file = (tmp_path / "spy.out").open("w"), (tmp_path / "spy.err").open("w")
     spy = subprocess.Popen([sys.executable, "-m", "tests.referee.spy_bot"], env=env, cwd=ROOT,
@@ -59,6 +65,7 @@ def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, serve
     finally:
         spy.terminate()
         spy.wait(timeout=30)
+        web.stop()
         out_file.close()
         err_file.close()
     out, err = (tmp_path / "spy.out").read_text(), (tmp_path / "spy.err").read_text()
@@ -67,7 +74,7 @@ def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, serve
     with db.read() as connection:
         seeds = dict(connection.execute(sa.select(match_t.c.id, match_t.c.seed)
                                         .where(match_t.c.tournament_id == int(ref.tournament_id))).all())
-        master = connection.execute(sa.select(Tournament.__table__.c.seed)).scalar_one()
+        master, key = connection.execute(sa.select(Tournament.__table__.c.seed, Tournament.__table__.c.deal_key)).one()
     assert len(probes) == len(seeds) == 2 * len(games.names()), err[-2000:]
     assert {p["game"] for p in probes} == set(games.names())
     assert any(p["decisions_of_deal"] == 0 and "match show" not in p["text"] for p in probes)
@@ -78,8 +85,10 @@ def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, serve
         assert str(live_seed) not in probe["text"], f"{probe['game']}: the live deal's seed was served"
         assert live_seed not in probe["seeds"]
         assert probe["decisions_of_deal"] == 0, f"{probe['game']}: a transcript of the live deal was served"
+        assert probe["results_of_deal"] == 0, f"{probe['game']}: a finished twin's results were served"
+        assert probe["web"]
         assert not probe["rebuilt"]
-        assert str(master) not in probe["text"]
+        assert str(master) not in probe["text"] and key not in probe["text"]
     # Once every deal is over, everything is there to replay the matches.
     detail = arena.GetMatch(arena_pb2.MatchRef(match_id=probes[0]["match"]))
     assert not detail.sealed and detail.seed == seeds[int(probes[0]["match"])] and detail.decisions

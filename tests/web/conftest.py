@@ -105,7 +105,8 @@ def store(tmp_path_factory) -> Store:
 
 @pytest.fixture(scope="session")
 def app(store):
-    return create_app(store.url)
+    """The app without a rate limit: the tests read as fast as they can (the limit has its own)."""
+    return create_app(store.url, read_rate="")
 
 
 @pytest.fixture(scope="session")

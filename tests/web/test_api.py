@@ -166,7 +166,9 @@ def test_home_game_and_status_pages(client, store, monkeypatch):
     assert "ARENA_DOCS_DIR" in client.get("/games/durak").text
     status = client.get("/api/v1/status").json()
     assert status["in_flight"] == 1 and status["queued"] >= 1 and status["redis"] == {"configured": False}
-    assert {p["process"] for p in status["processes"]} >= {"test:2"}
+    # Processes are numbered for anonymous readers: their names are host:pid.
+    assert status["processes"] and all(re.fullmatch(r"process \d+", p["process"]) for p in status["processes"])
+    assert "test:2" not in client.get("/status").text
     monkeypatch.setenv("ARENA_GRAFANA_URL", "http://grafana.example/d/arena")
     assert 'href="http://grafana.example/d/arena"' in client.get("/status").text
 
@@ -196,3 +198,48 @@ def test_a_transcript_of_older_rules_is_refused_not_misplayed(client, store):
     finally:
         with db.transaction(store.url) as c:
             c.execute(transcript_t.update().where(transcript_t.c.match_id == match_id).values(data=original))
+
+
+def test_a_twins_results_are_sealed_on_every_page_and_endpoint(client, store):
+    """Issue 22 §2: while the second rotation of a deal waits, the finished first rotation's
+    ranks, scores, strikes, decision count and duration were on its JSON, the tournament page
+    (deal groups and standings), the bot pages (recent matches, opponents) and the status
+    figures. Every reader now asks the disclosure rule."""
+    import sqlalchemy as sa
+
+    from arena.store.queries import bot_t, match_t
+
+    twin = store.withheld_match
+    detail = client.get(f"/api/v1/matches/{twin}").json()
+    assert detail["status"] == "done" and detail["sealed"]
+    assert all("rank" not in s and "score" not in s for s in detail["seats"])
+    assert detail["decisions"] is None and detail["duration_ms"] is None and detail["finished_at"] is None
+    assert 'class="rank"' not in client.get(f"/matches/{twin}").text
+    listed = {m["id"]: m for m in client.get("/api/v1/matches", params={"status": "done", "limit": 200}).json()}
+    assert listed[twin]["decisions"] is None and all("rank" not in s for s in listed[twin]["seats"])
+
+    live = client.get(f"/api/v1/tournaments/{store.live_tournament}").json()["games"]["durak"]
+    assert live["progress"]["done"] == 1 and live["standings"] == []
+    assert all(w == [0, 0, 0] for row in live["crosstable"]["results"].values() for w in row.values())
+    assert all("rank" not in s for d in live["deal_groups"] for m in d["matches"] for s in m["seats"])
+    assert 'class="rank"' not in client.get(f"/tournaments/{store.live_tournament}").text
+
+    with db.read(store.url) as c:
+        seating = c.execute(sa.select(match_t.c.seating).where(match_t.c.id == twin)).scalar_one()
+        names = dict(c.execute(sa.select(bot_t.c.id, bot_t.c.name)).all())
+        others = [m for m in c.execute(sa.select(match_t.c.id, match_t.c.seating).where(
+            match_t.c.game == "durak", match_t.c.status == "done", match_t.c.id != twin)).all()]
+    first, second = (names[b] for b in seating)
+    bot = client.get(f"/api/v1/bots/{first}").json()
+    recent = {m["id"]: m for m in bot["recent"]}
+    assert twin in recent and recent[twin]["decisions"] is None and all("rank" not in s for s in recent[twin]["seats"])
+    met = {(o["game"], o["opponent"]): o["met"] for o in bot["opponents"]}
+    both = [m for m in others if set(seating) <= set(m.seating)]
+    assert met[("durak", second)] == len(both)  # the twin is not counted yet
+    # Nor rated: a duplicate group moves the leaderboard once it is over.
+    assert twin not in [point["match_id"] for point in bot["history"]["durak"]]
+    rating = next(r for r in bot["ratings"] if r["game"] == "durak")
+    assert rating["matches"] == len([m for m in others if seating[0] in m.seating])
+
+    durak = next(g for g in client.get("/api/v1/status").json()["games"] if g["game"] == "durak")
+    assert durak["matches"] == len(others)

@@ -14,8 +14,8 @@
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import { serviceClient, type BotMessage, type RefereeMessage, type WireMatchEnded, type WireMove,
-         type WireTurn } from "./proto";
-import type { Action, Bot, Match, MatchResult, Turn } from "./types";
+         type WireChallengePolicy, type WireTurn } from "./proto";
+import type { Action, Bot, Challenges, Match, MatchResult, Turn } from "./types";
 
 export const SDK_VERSION = "arena-sdk-node/0.1";
 
@@ -224,6 +224,7 @@ class Player {
       call.write({ hello: {
         games: [...(this.bot.games ?? [])], max_matches: Math.max(1, this.bot.maxMatches ?? 1),
         client: SDK_VERSION, want_sample_state: Boolean(this.bot.wantSampleState),
+        challenges: challengePolicy(this.bot.challenges),
       } });
     });
   }
@@ -357,6 +358,14 @@ class Player {
       this.log.error(`${name}() failed: ${describe(error)}`);
     }
   }
+}
+
+/** The Hello's ChallengePolicy for a bot's `challenges` (none: decline every challenge). */
+export function challengePolicy(challenges: Challenges | undefined): WireChallengePolicy {
+  return {
+    accept: Boolean(challenges?.accept), games: [...(challenges?.games ?? [])],
+    from_bots: [...(challenges?.fromBots ?? [])], max_at_once: Math.max(1, challenges?.maxAtOnce ?? 1),
+  };
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

@@ -68,7 +68,11 @@ export interface RefereeMessage {
 export interface WireMove {
   match_id: string; turn_id: string; action?: string; index?: number;
 }
+export interface WireChallengePolicy {
+  accept: boolean; games: string[]; from_bots: string[]; max_at_once: number;
+}
 export type BotMessage =
-  | { hello: { games: string[]; max_matches: number; client: string; want_sample_state: boolean } }
+  | { hello: { games: string[]; max_matches: number; client: string; want_sample_state: boolean;
+      challenges: WireChallengePolicy } }
   | { move: WireMove }
   | { pong: { nonce: string } };

@@ -70,6 +70,21 @@ export interface MatchResult {
 export type Action = string | number;
 
 /**
+ * Which challenges (`Arena.Challenge`) from other bots a bot accepts. Your own challenges and
+ * the admin's need no consent; a challenge that seats you without it fails at once.
+ */
+export interface Challenges {
+  /** Accept challenges at all. Default false: decline every one. */
+  accept: boolean;
+  /** Only in these games (empty or absent = every game you play). */
+  games?: string[];
+  /** Only from these bots, by name (empty or absent = any bot). */
+  fromBots?: string[];
+  /** Challenges at once, on top of `maxMatches` (the server may cap it). Default 1. */
+  maxAtOnce?: number;
+}
+
+/**
  * What you implement. Only `act` is required.
  *
  * `act` may return a Promise: turns of different matches are decided concurrently, so a slow
@@ -83,6 +98,8 @@ export interface Bot {
   maxMatches?: number;
   /** Ask for `Turn.sampleState` on every turn (for search; costs bandwidth). */
   wantSampleState?: boolean;
+  /** Which challenges from other bots you accept; absent = decline every one. */
+  challenges?: Challenges;
   /** Return one of `turn.legalActions`, or its index. */
   act(turn: Turn): Action | Promise<Action>;
   /** Called before the first turn of a match. */

@@ -46,6 +46,7 @@ import grpc
 
 from .sdk import (
     SDK_VERSION,
+    Challenges,
     Connection,
     FinalError,
     Match,
@@ -56,8 +57,8 @@ from .sdk import (
     run_until_final,
 )
 
-__all__ = ["AsyncBot", "ChannelPool", "Connection", "FinalError", "Fleet", "Match", "MatchResult", "Turn",
-           "in_thread", "play", "play_many", "run", "run_fleet"]
+__all__ = ["AsyncBot", "Challenges", "ChannelPool", "Connection", "FinalError", "Fleet", "Match", "MatchResult",
+           "Turn", "in_thread", "play", "play_many", "run", "run_fleet"]
 
 log = logging.getLogger("arena.bot")
 
@@ -69,7 +70,8 @@ T = TypeVar("T")
 class AsyncBot:
     """Subclass and implement ``act``. As for ``arena_bot.sdk.Bot``: ``games`` limits what the bot
     is offered (empty = all), ``max_matches`` is how many matches it plays at once,
-    ``want_sample_state`` asks for a resampled full state on every turn.
+    ``want_sample_state`` asks for a resampled full state on every turn, ``challenges`` says
+    which challenges from other bots it accepts (by default none).
 
     ``act`` and the hooks may be coroutines (run on the event loop: they must not block) or
     plain functions (run inline too, unless ``blocking`` is true: then in a thread)."""
@@ -77,6 +79,7 @@ class AsyncBot:
     games: list[str] = []
     max_matches: int = 1
     want_sample_state: bool = False
+    challenges: Challenges = Challenges()
     blocking: bool = False  # True: the plain (non-async) act and hooks run in a thread
 
     async def act(self, turn: Turn) -> str | int:

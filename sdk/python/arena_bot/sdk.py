@@ -98,6 +98,29 @@ class MatchResult:
         return self.ranks[self.match.seat]
 
 
+@dataclass(frozen=True)
+class Challenges:
+    """Which challenges from other bots this bot accepts (its Hello's ``ChallengePolicy``).
+
+    The default declines every one. ``games``: the games it accepts them in (empty = every
+    game it plays); ``from_bots``: the bots it accepts them from (empty = any bot);
+    ``max_at_once``: how many it plays at once, on top of ``Bot.max_matches`` (the server
+    may cap it). A bot's own challenges and the admin's need no consent.
+
+        class Sparring(Bot):
+            challenges = Challenges(accept=True, games=("durak",), from_bots=("my-other-bot",))
+    """
+
+    accept: bool = False
+    games: tuple[str, ...] = ()
+    from_bots: tuple[str, ...] = ()
+    max_at_once: int = 1
+
+    def to_proto(self) -> gateway_pb2.ChallengePolicy:
+        return gateway_pb2.ChallengePolicy(accept=self.accept, games=list(self.games),
+                                           from_bots=list(self.from_bots), max_at_once=max(1, self.max_at_once))
+
+
 class FinalError(RuntimeError):
     """The gateway refused the bot for a reason retrying cannot fix."""
 
@@ -105,7 +128,8 @@ class FinalError(RuntimeError):
 class Bot:
     """Subclass and implement ``act``. ``games`` limits what the bot is offered (empty = all);
     ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
-    resampled full state on every turn, for search.
+    resampled full state on every turn, for search; ``challenges`` says which challenges from
+    other bots it accepts (``Challenges``; by default none).
 
     ``blocking`` says where ``act`` and the hooks run: ``None`` (the default) inline on the
     event loop while they are quick (under ``INLINE_LIMIT``) and in a thread once they are
@@ -114,6 +138,7 @@ class Bot:
     games: list[str] = []
     max_matches: int = 1
     want_sample_state: bool = False
+    challenges: Challenges = Challenges()
     blocking: bool | None = None
 
     def act(self, turn: Turn) -> str:
@@ -203,7 +228,8 @@ class Session:
         """The bot's side of the stream: Hello first, then whatever the handlers queue."""
         yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(
             games=list(self.bot.games), max_matches=max(1, self.bot.max_matches),
-            client=self.client, want_sample_state=self.bot.want_sample_state))
+            client=self.client, want_sample_state=self.bot.want_sample_state,
+            challenges=getattr(self.bot, "challenges", Challenges()).to_proto()))
         while (message := await self.outbox.get()) is not None:
             yield message
 

@@ -113,6 +113,8 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
   assert.equal(hello.max_matches, 2);
   assert.deepEqual(hello.games, ["crazy_eights"]);
   assert.match(hello.client, /^arena-sdk-node\//);
+  // A bot that says nothing about challenges declines every one.
+  assert.deepEqual(hello.challenges, { accept: false, games: [], from_bots: [], max_at_once: 1 });
   assert.equal(find(first, "pong").pong.nonce, "7");
   const move3 = find(first, "move").move;
   assert.deepEqual([move3.match_id, move3.turn_id, move3.action], ["m1", "3", "play 5H"]);
