@@ -16,8 +16,8 @@ from grpc_reflection.v1alpha._async import ReflectionServicer
 
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
-from .rules_pool import PoolLimits, RulesPool, Work
 from .access import Access
+from .rules_pool import PoolLimits, RulesPool, Work
 from .rules_service import RateLimits, RulesService
 from .settings import ServerSettings
 from .token_check import TokenCheck
