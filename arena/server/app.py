@@ -40,9 +40,17 @@ class RunningServer:
         for task in self.background:
             task.cancel()
         await self.server.stop(grace)
+        # The streams' handlers end as their calls are cancelled; their cleanup (a bot marked
+        # gone in the mailbox) must run before the loop stops, or a match still being played
+        # would take the bot for connected and wait on it for ever.
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        if others:
+            await asyncio.wait(others, timeout=HANDLERS_GRACE)
         if self.rules_pool is not None:
             await asyncio.to_thread(self.rules_pool.close)
 
+
+HANDLERS_GRACE = 8.0  # seconds the cancelled calls' cleanup may take at shutdown (the gateway's is 6)
 
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 

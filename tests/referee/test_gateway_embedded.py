@@ -12,9 +12,11 @@ from pathlib import Path
 
 from arena import games
 from arena.referee import Clock, HousePlayer, run_match
-from arena.referee.gateway import BotIdentity
+from arena.referee.gateway import BotIdentity, Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
+from arena.server.settings import ServerSettings
+from arena.v1 import gateway_pb2_grpc
 
 from .conftest import ServerThread
 
@@ -88,3 +90,24 @@ def test_a_second_sdk_process_with_the_same_token_replaces_the_first_for_good(
     finally:
         second.terminate()
         second.communicate(timeout=10)
+
+
+def test_a_stopped_server_leaves_its_bots_gone_not_connected() -> None:
+    """Stopping the server ends every bot's stream, and the mailbox must learn it before the
+    server's loop stops: a match still being played (a challenge on its own thread) would
+    otherwise take the bot for connected, and a connected bot that never answers is the
+    server's fault, never a strike, so the match waited on it for ever. Before the fix the
+    loop stopped with the stream's cleanup still pending and the bot stayed connected."""
+    mailbox = LocalMailbox()
+    servicer = Gateway(mailbox, by_token, heartbeat=0.2)
+    server = ServerThread(ServerSettings(address="127.0.0.1:0"),
+                          [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
+    bot = start_bot("bots.random_bot", server.address, "tok-alice")
+    try:
+        wait_online(mailbox, "1")
+        server.stop()
+        assert asyncio.run(mailbox.holder("1")) is None
+        assert asyncio.run(mailbox.offline_since("1")) is not None
+    finally:
+        bot.kill()
+        bot.wait(10)
