@@ -1,6 +1,6 @@
-"""Tournaments and challenges name bots as registration compares them: whatever their case.
-`Heuristic` and `house:Heuristic` are the house heuristic, `ALICE` is the registered `Alice`;
-two spellings of one bot are one bot, refused as a tournament's two entrants."""
+"""Tournaments, challenges and revocation name bots as registration compares them: whatever
+their case. `Heuristic` and `house:Heuristic` are the house heuristic, `ALICE` is the registered
+`Alice`; two spellings of one bot are one bot, refused as a tournament's two entrants."""
 
 from __future__ import annotations
 
@@ -90,3 +90,11 @@ def test_the_command_line_creates_a_tournament_of_bots_in_any_case(tmp_path: Pat
     finally:
         db.dispose_all()
     assert sorted(bots.values()) == ["heuristic", "random"] and seated == {"heuristic", "random"}
+
+
+def test_revoking_names_the_bot_in_any_case(arena: arena_pb2_grpc.ArenaStub) -> None:  # noqa: F811
+    token = register(arena, "Alice")
+    assert arena.RevokeBot(arena_pb2.RevokeBotRequest(name="ALICE"), metadata=ADMIN).revoked
+    with pytest.raises(grpc.RpcError) as refused:
+        arena.ListMatches(arena_pb2.ListMatchesRequest(), metadata=(("authorization", f"Bearer {token}"),))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
