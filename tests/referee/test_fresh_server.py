@@ -5,6 +5,7 @@ Read-only commands alone still never make a schema (tests/platform/test_cli_erro
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,11 +80,14 @@ def test_every_read_rpc_of_a_fresh_server_answers_its_empty_store(fresh: tuple[s
 
 
 def test_the_command_line_reads_a_fresh_servers_store(fresh: tuple[str, dict[str, str]]) -> None:
-    """`arena leaderboard` and `arena match show` beside a fresh server: an empty leaderboard,
-    and no such match, never "run `arena db upgrade`"."""
+    """`arena leaderboard`, `arena tournament list` and `arena match show` beside a fresh
+    server: an empty leaderboard and listing, and no such match, never "run `arena db upgrade`"."""
     _, env = fresh
     board = subprocess.run([ARENA, "leaderboard", GAME], env=env, capture_output=True, text=True, timeout=120)
     assert board.returncode == 0, board.stderr
+    listing = subprocess.run([ARENA, "tournament", "list", "--json"], env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert listing.returncode == 0 and json.loads(listing.stdout) == [], (listing.stdout, listing.stderr)
     shown = subprocess.run([ARENA, "match", "show", "1"], env=env, capture_output=True, text=True, timeout=120)
     assert "db upgrade" not in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
     assert shown.returncode == 2 and "no match 1" in shown.stderr, (shown.returncode, shown.stdout, shown.stderr)
