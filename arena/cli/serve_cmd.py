@@ -71,9 +71,7 @@ def run_serve(args: argparse.Namespace) -> int:
     port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
     web = None
     if args.web:
-        from arena.store import db
-
-        db.engine()  # the gRPC side writes: the schema is made before the web face reads it
+        serve.prepare_store()  # before the web face reads it (``serve.start`` finds it made)
         web = start_web_process(args.web)
         logging.getLogger("arena.serve").info("web face on http://%s/ (process %d)", args.web, web.pid)
     try:

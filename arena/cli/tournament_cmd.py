@@ -37,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--game", action="append", required=True,
                         help="a game (repeatable, or comma separated; 'all' for every game)")
     create.add_argument("--bots", default="heuristic,random,random-2",
-                        help="bot names, comma separated; new names become house bots playing the "
-                             "strategy before the first '-' (default %(default)s)")
+                        help="bot names, comma separated, in any case: registered bots, or house bots "
+                             "(house:heuristic, or plainly heuristic; random-2 is a second random) "
+                             "(default %(default)s)")
     create.add_argument("--sizes", default="", help="table sizes, e.g. 2,3 (default: every legal size)")
     create.add_argument("--repetitions", type=int, default=1, help="fresh deals per group")
     create.add_argument("--seed", type=int, default=None,

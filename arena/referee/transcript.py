@@ -1,8 +1,8 @@
 """Transcripts: what happened in a match, decision by decision, and replaying them.
 
 A transcript holds everything that determines a match (game, version, options, seat count,
-seed, the applied actions in order) plus what the referee observed (time taken, outcome
-code per decision). Replaying the actions on a fresh state must give the same outcome.
+seed, the applied actions in order) plus how each decision was made (the seat's time, an
+outcome code). Replaying the actions on a fresh state must give the same outcome.
 """
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ from typing import Any
 
 from arena import games
 
-# Outcome codes of a decision. Anything but OK earns a strike and the referee's seeded
-# random legal action; FORFEITED marks the random actions played for a seat that is out.
+# Outcome codes of a decision (the rules are ``arena.referee.match``'s). Anything but OK gets
+# the referee's seeded random legal action. TIMEOUT, ILLEGAL, MALFORMED and DISCONNECTED earn
+# the seat a strike, save one TIMEOUT: the server's own. When the runner's safety-net deadline
+# (``ARENA_CLOCK_ALLOWANCE`` past the bot's time) passes with no word from the gateway while the
+# bot is still connected, the server was slow, not the bot: no strike, no bank spent. FORFEITED
+# marks the random actions played for a seat that is out (no strike either: it is out already).
 OK = "ok"
 TIMEOUT = "timeout"
 ILLEGAL = "illegal"
@@ -30,7 +34,16 @@ class ReplayMismatch(ValueError):
 @dataclass(frozen=True)
 class Decision:
     """One applied action: the turn it answered, the seat, the action, the time the seat
-    took in milliseconds (measured by the referee) and the outcome code."""
+    took in milliseconds (``ms``) and the outcome code.
+
+    ``ms`` is the time the seat's clock counted. For an external bot the gateway measures it
+    where the bot's stream is held: from the moment the turn was written to the stream until
+    the bot's move arrived there, less any stall of the gateway's own loop meanwhile
+    (``arena.referee.gateway``). A turn sent again on a new stream after a reconnect, or one
+    that ran out while the bot had no stream, is timed by the runner from when it first sent
+    it (``arena.referee.remote``). Otherwise (a house bot, a bot that disconnected) it is the
+    runner's time around the seat's ``act``. A turn the server could not time (the server's TIMEOUT above) holds the
+    runner's wait and was charged nothing; a forfeited seat's turn holds 0."""
 
     turn: int
     seat: int

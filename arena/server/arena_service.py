@@ -240,7 +240,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             if request.seed:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     "a chosen seed is the admin's choice: leave seed 0 for a random deal")
-            if bot.name not in request.players:
+            if bot.name.lower() not in {p.lower() for p in request.players}:  # names match in any case
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     f"a challenge must seat the calling bot ({bot.name})")
             try:

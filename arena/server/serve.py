@@ -13,6 +13,7 @@ from prometheus_client import start_http_server
 
 from arena.referee import external
 from arena.referee.gateway import Gateway
+from arena.store import db
 from arena.v1 import arena_pb2_grpc, gateway_pb2_grpc
 
 from . import revocations, sessions
@@ -29,10 +30,19 @@ PLAINTEXT_WARNING = ("listening on %s without TLS: bot and admin tokens and ever
                      "TLS-terminating proxy is the sole way in)")
 
 
+def prepare_store() -> None:
+    """Make or upgrade the store's schema (``arena db upgrade``'s migrations; a no-op when it
+    is current). The server writes, so it owns the schema: done before it listens, a read
+    that comes first finds an empty store (empty lists, NOT_FOUND), never a missing one."""
+    db.engine()
+
+
 async def start(settings: ServerSettings) -> RunningServer:
-    """Start every service on ``settings.address``; returns the running server."""
+    """Make the store ready (``prepare_store``), then start every service on
+    ``settings.address``; returns the running server."""
     if settings.plaintext_exposed:
         log.warning(PLAINTEXT_WARNING, settings.address)
+    await asyncio.to_thread(prepare_store)
     limiter = AttemptLimiter(settings.auth_failures_per_minute)
     gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
                       limiter=limiter)

@@ -77,9 +77,11 @@ def issue(connection: Connection, bot_id: int, owner: str = "") -> str:
 
 
 def revoke(connection: Connection, name: str) -> int | None:
-    """Revoke every token of bot ``name``; returns its id, or None when there is no such bot."""
+    """Revoke every token of bot ``name`` (in any case, as names are unique); returns its id,
+    or None when there is no such bot."""
     bot_id = connection.execute(
-        sa.select(bot_t.c.id).where(bot_t.c.name == name, bot_t.c.kind == "external")).scalar_one_or_none()
+        sa.select(bot_t.c.id).where(sa.func.lower(bot_t.c.name) == name.lower(), bot_t.c.kind == "external")
+    ).scalar_one_or_none()
     if bot_id is None:
         return None
     connection.execute(token_t.update().where(token_t.c.bot_id == bot_id, token_t.c.revoked_at.is_(None))

@@ -6,6 +6,10 @@ A house bot is named by its strategy, optionally with a suffix for a second copy
 Every such name is reserved, whatever its case: an external bot cannot register
 ``heuristic-2`` (or ``Heuristic-2``) and be seated by a later tournament in place of the house
 bot, or pass for one on a page.
+
+Names are compared as registration compares them, whatever their case: ``Heuristic`` and
+``house:HEURISTIC`` name the house bot stored as ``heuristic``, ``ALICE`` the registered
+``Alice`` (the store keeps names unique by ``lower(name)``).
 """
 
 from __future__ import annotations
@@ -30,14 +34,14 @@ def strategies() -> frozenset[str]:
 
 
 def house_name(name: str) -> str | None:
-    """The stored name of the house bot ``name`` spells (``house:random-2`` -> ``random-2``),
-    or None when ``name`` is not a house bot's name. ``house:`` with an unknown strategy is
-    a ValueError: the caller clearly meant a house bot."""
-    bare = name[len(PREFIX):] if name.startswith(PREFIX) else name
-    strategy = bare.split("-", 1)[0]
-    if strategy in strategies():
+    """The stored name of the house bot ``name`` spells, in any case (``house:Random-2`` ->
+    ``random-2``), or None when ``name`` is not a house bot's name. ``house:`` with an unknown
+    strategy is a ValueError: the caller clearly meant a house bot."""
+    folded = name.lower()  # house bots are stored in lower case
+    bare = folded.removeprefix(PREFIX)
+    if bare.split("-", 1)[0] in strategies():
         return bare
-    if name.startswith(PREFIX):
+    if folded.startswith(PREFIX):
         raise ValueError(f"no house bot {bare!r}: house bots are {', '.join(sorted(strategies()))}")
     return None
 
@@ -49,13 +53,13 @@ def reserved(name: str) -> bool:
 
 
 def resolve(connection: Connection, name: str) -> int:
-    """The id of the bot a tournament or challenge names: a house bot (created on first use)
-    or an existing bot; an unknown name is a ValueError."""
+    """The id of the bot a tournament or challenge names, whatever its case: a house bot
+    (created on first use) or an existing bot; an unknown name is a ValueError."""
     from .queries import ensure_house_bot
 
     stored = house_name(name)
     found = connection.execute(
-        sa.select(bot_t.c.id, bot_t.c.kind).where(bot_t.c.name == (stored or name))).first()
+        sa.select(bot_t.c.id, bot_t.c.kind).where(sa.func.lower(bot_t.c.name) == (stored or name.lower()))).first()
     if stored is not None:
         if found is not None and found.kind != "house":
             raise ValueError(f"{stored!r} is a house bot's name held by an external bot: revoke and rename it")

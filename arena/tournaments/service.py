@@ -58,6 +58,11 @@ def create_tournament(
     if deal_key is None:
         deal_key = new_deal_key()
     ids = {bot: house_names.resolve(connection, bot) for bot in bots}
+    spelt: dict[int, str] = {}
+    for bot, bot_id in ids.items():  # names are compared whatever their case, `house:` or not
+        if bot_id in spelt:
+            raise ValueError(f"{spelt[bot_id]!r} and {bot!r} name the same bot: a tournament's bots must be distinct")
+        spelt[bot_id] = bot
     strategies = house_strategies(connection, list(ids.values()))
     strategies = {bot: strategies.get(ids[bot]) for bot in bots}
     chosen = []
