@@ -140,9 +140,10 @@ class ArenaSettings(BaseSettings):
                     "`localhost` exactly), admin-only elsewhere.")
     auth_failures_per_minute: int = Field(default=20, ge=0,
         description="Failed authentications (a wrong bot or admin token) one peer address may make per "
-                    "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` for "
-                    "the rest of the minute. `0` = no limit. Behind a TCP proxy that hides the bots' "
-                    "addresses (the compose load balancer) it counts all bots together.")
+                    "minute; past it, that address's calls with credentials get `RESOURCE_EXHAUSTED` until "
+                    "its oldest counted failure is a minute old (\"try again in N s\"). `0` = no limit. "
+                    "Behind a TCP proxy that hides the bots' addresses (the compose load balancer) it "
+                    "counts all bots together.")
     # The Rules service runs a stranger's requests through game code: off the gateway's event
     # loop, in a pool of worker processes, each call bounded in time and memory, and rate-limited.
     rules_workers: int = Field(default=2, ge=1, le=256,
@@ -163,9 +164,13 @@ class ArenaSettings(BaseSettings):
     rules_calls_per_second: float = Field(default=2000.0, ge=0,
         description="Rules calls one peer address, and one bot token, may make per second on average; "
                     "past it calls get `RESOURCE_EXHAUSTED` (\"try again in N s\"). `0` = no limit.")
+    # The two Rules settings make one moving window (``arena.ratelimit.average_with_burst``).
     rules_burst: int = Field(default=4000, ge=1, le=1_000_000,
         description="Rules calls a peer or token may make at once before `ARENA_RULES_CALLS_PER_SECOND` "
-                    "applies.")
+                    "applies. Exactly: at most this many calls in any window of `ARENA_RULES_BURST / "
+                    "ARENA_RULES_CALLS_PER_SECOND` seconds; a window that is not a whole number of seconds "
+                    "is rounded up (to 1 s at least) and then holds `ARENA_RULES_CALLS_PER_SECOND` calls "
+                    "per second of it, so the average holds and the burst grows a little.")
     tls_cert: str | None = Field(default=None,
         description="PEM certificate file; set with `ARENA_TLS_KEY` for TLS (neither = plaintext).")
     tls_key: str | None = Field(default=None,

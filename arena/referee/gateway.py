@@ -47,6 +47,7 @@ from typing import Any
 
 import grpc
 
+from arena.ratelimit import RateLimiter
 from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 from . import consent, wire
@@ -132,27 +133,29 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
     """The servicer. ``authenticate`` maps a token to a bot (or None)."""
 
     def __init__(self, mailbox: Mailbox, authenticate: Authenticator, *, max_matches_per_bot: int = 8,
-                 heartbeat: float = 2.0, ping_every: float = 15.0, limiter: Any = None) -> None:
+                 heartbeat: float = 2.0, ping_every: float = 15.0, limiter: RateLimiter | None = None) -> None:
         self.mailbox = mailbox
         self.authenticate = authenticate
         self.max_matches_per_bot = max_matches_per_bot
         self.heartbeat = heartbeat
         self.ping_every = ping_every
-        self.limiter = limiter  # failed attempts per peer (``arena.server.access.AttemptLimiter``)
+        self.limiter = limiter  # failed authentications per peer (``ARENA_AUTH_FAILURES_PER_MINUTE``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
         self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
 
     async def Connect(self, request_iterator: Any, context: Any) -> Any:
         token = bearer_token(context.invocation_metadata())
         peer = peer_address(context)
-        if self.limiter is not None and self.limiter.blocked(peer):
+        wait = self.limiter.wait(peer) if self.limiter is not None else None
+        if wait is not None:
             metrics.REJECTED_AUTH.inc()
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                "too many failed authentication attempts: try again in a minute")
+                                f"too many failed authentication attempts: try again in {wait} s",
+                                trailing_metadata=(("retry-after", str(wait)),))
         identity = await self.authenticate(token) if token else None
         if identity is None:
             if self.limiter is not None:
-                self.limiter.failed(peer)
+                self.limiter.hit(peer)
             metrics.REJECTED_AUTH.inc()
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "missing, unknown or revoked token (authorization: Bearer <token>)")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +17,7 @@ import grpc
 
 from arena import games
 from arena.games import BadOptions
-from arena.ratelimit import ReadLimiter
+from arena.ratelimit import RateLimiter, Unavailable, per_minute
 from arena.referee import external
 from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
@@ -29,9 +28,8 @@ from arena.tournaments.limits import check_challenge_clock
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
-from .access import Access, AttemptLimiter
+from .access import Access
 from .ids import BadId, parse_id
-from .per_minute import PerMinute, Unavailable
 from .rules_service import brief, json_object
 from .sessions import Kicker
 from .settings import ServerSettings
@@ -49,12 +47,13 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self.settings = settings
         self.kick = kick
         self.access = access or Access(settings.admin_token, sessions.authenticate,
-                                       AttemptLimiter(settings.auth_failures_per_minute))
-        self.reads = ReadLimiter(settings.read_rate)
+                                       RateLimiter(per_minute(settings.auth_failures_per_minute)))
+        self.reads = RateLimiter(settings.read_rate)
         self.following: dict[str, int] = {}  # open FollowTournament streams per peer address
         config = load_settings()
         # Challenges per bot and minute, counted in the mailbox's Redis when distributed.
-        self.challenge_rate = PerMinute(settings.challenges_per_minute, config.redis_url, config.mailbox_prefix)
+        self.challenge_rate = RateLimiter(per_minute(settings.challenges_per_minute), redis_url=config.redis_url,
+                                          prefix=config.mailbox_prefix)
 
     async def _count_read(self, context: Any) -> None:
         """Count one read against the caller's address (``ARENA_READ_RATE``); past the rate the
@@ -244,13 +243,13 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     f"a challenge must seat the calling bot ({bot.name})")
             try:
-                wait = await asyncio.to_thread(self.challenge_rate.retry_after, bot.bot_id)
+                wait = await asyncio.to_thread(self.challenge_rate.hit, str(bot.bot_id))
             except Unavailable as error:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
             if wait is not None:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"at most {self.settings.challenges_per_minute} challenges a minute: "
-                                    f"try again in {math.ceil(wait)} s")
+                                    f"try again in {wait} s")
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
         move_time, time_bank = (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000

@@ -10,16 +10,15 @@ before any game code runs. The event loop here only admits calls and relays repl
 from __future__ import annotations
 
 import hashlib
-import math
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 
+from arena.ratelimit import RateLimiter, average_with_burst
 from arena.referee.gateway import bearer_token, peer_address
 from arena.v1 import rules_pb2, rules_pb2_grpc
 
-from .access import WindowLimiter
 from .rules_pool import RulesPool
 from .rules_work import MAX_STATE_JSON, brief, json_object
 
@@ -27,31 +26,19 @@ __all__ = ["MAX_STATE_JSON", "RateLimits", "RulesService", "brief", "json_object
 
 
 class RateLimits:
-    """Rules calls per peer address and per bot token: ``burst`` at once, then
-    ``per_second`` on average (a sliding window of ``burst / per_second`` seconds)."""
+    """Rules calls per peer address and per bot token, one count each: ``burst`` at once, then
+    ``per_second`` on average (``arena.ratelimit.average_with_burst``)."""
 
     def __init__(self, per_second: float, burst: int) -> None:
-        limit = burst if per_second > 0 else 0
-        window = burst / per_second if per_second > 0 else 1.0
-        # Fewer keys than the login limiter: each may hold up to WindowLimiter.SLOTS entries.
-        self.by_peer = WindowLimiter(limit, window, max_keys=20_000)
-        self.by_token = WindowLimiter(limit, window, max_keys=20_000)
+        self.limiter = RateLimiter(average_with_burst(per_second, burst))
 
-    def wait(self, context: Any) -> float:
-        """0 and the call is counted, or how long this caller must wait before another call."""
-        peer = peer_address(context)
+    def wait(self, context: Any) -> int | None:
+        """``None`` and the call is counted, or the whole seconds this caller must wait."""
+        keys = [f"peer {peer_address(context)}"]
         token = bearer_token(context.invocation_metadata())
-        # Tokens are kept as digests only: the limiter's memory holds no credential.
-        key = hashlib.sha256(token.encode()).hexdigest() if token else None
-        wait = self.by_peer.retry_after(peer)
-        if key is not None:
-            wait = max(wait, self.by_token.retry_after(key))
-        if wait > 0:
-            return wait
-        self.by_peer.record(peer)
-        if key is not None:
-            self.by_token.record(key)
-        return 0.0
+        if token:  # kept as a digest only: the limiter's memory holds no credential
+            keys.append(f"token {hashlib.sha256(token.encode()).hexdigest()}")
+        return self.limiter.hit(*keys)
 
 
 class RulesService(rules_pb2_grpc.RulesServicer):
@@ -79,9 +66,9 @@ class RulesService(rules_pb2_grpc.RulesServicer):
     async def _run(self, method: str, request: Message, reply_type: Any, context: Any) -> Any:
         if self.limits is not None:
             wait = self.limits.wait(context)
-            if wait > 0:
+            if wait is not None:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"too many Rules calls: try again in {math.ceil(wait)} s")
+                                    f"too many Rules calls: try again in {wait} s")
         result = await self.pool.run(method, request.SerializeToString())
         if result.code != "OK":
             await context.abort(grpc.StatusCode[result.code], brief(result.detail))

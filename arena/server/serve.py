@@ -11,13 +11,14 @@ from typing import Any
 
 from prometheus_client import start_http_server
 
+from arena.ratelimit import RateLimiter, per_minute
 from arena.referee import external
 from arena.referee.gateway import Gateway
 from arena.store import db
 from arena.v1 import arena_pb2_grpc, gateway_pb2_grpc
 
 from . import revocations, sessions
-from .access import Access, AttemptLimiter
+from .access import Access
 from .app import RunningServer, start_server
 from .arena_service import ArenaService
 from .settings import ServerSettings
@@ -43,7 +44,7 @@ async def start(settings: ServerSettings) -> RunningServer:
     if settings.plaintext_exposed:
         log.warning(PLAINTEXT_WARNING, settings.address)
     await asyncio.to_thread(prepare_store)
-    limiter = AttemptLimiter(settings.auth_failures_per_minute)
+    limiter = RateLimiter(per_minute(settings.auth_failures_per_minute))  # failed authentications per peer
     gateway = Gateway(external.mailbox(), sessions.authenticate, max_matches_per_bot=settings.max_matches_per_bot,
                       limiter=limiter)
     access = Access(settings.admin_token, sessions.authenticate, limiter)

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from arena.ratelimit import ReadLimiter
+from arena.ratelimit import RateLimiter
 from arena.referee.transcript import ReplayMismatch
 
 from . import api, caches, pages
@@ -83,7 +83,7 @@ def create_app(database_url: str | None = None, read_rate: str | None = None) ->
         openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None,
     )
     app.state.database_url = database_url
-    app.add_middleware(Throttle, limiter=ReadLimiter(settings.read_rate if read_rate is None else read_rate))
+    app.add_middleware(Throttle, limiter=RateLimiter(settings.read_rate if read_rate is None else read_rate))
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     app.include_router(api.router)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from arena.ratelimit import ReadLimiter
+from arena.ratelimit import RateLimiter
 
 FREE = ("/static/", "/favicon.ico")
 
@@ -18,7 +18,7 @@ FREE = ("/static/", "/favicon.ico")
 class Throttle:
     """ASGI middleware: 429 for a peer past ``limiter``'s rates."""
 
-    def __init__(self, app: Any, limiter: ReadLimiter) -> None:
+    def __init__(self, app: Any, limiter: RateLimiter) -> None:
         self.app = app
         self.limiter = limiter
 

@@ -324,42 +324,6 @@ def test_no_edited_state_ever_gets_unknown(fuzz_server: BackgroundServer, name: 
             assert "Traceback" not in error.details() and len(error.details()) < 400
 
 
-# ----- the limiter ---------------------------------------------------------------------------
-class Clock_:
-    """A clock the test moves by hand (the limiter takes its clock as an argument)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_the_window_limiter_counts_a_burst_then_a_rate_and_says_how_long_to_wait() -> None:
-    from arena.server.access import AttemptLimiter, WindowLimiter
-
-    clock = Clock_()
-    login = AttemptLimiter(3, clock=clock)  # the failed-login limiter keeps its behaviour
-    for _ in range(3):
-        assert not login.blocked("p")
-        login.failed("p")
-        clock.now += 10
-    assert login.blocked("p") and login.retry_after("p") == pytest.approx(30)
-    clock.now += 30.5
-    assert not login.blocked("p")
-
-    clock = Clock_()
-    calls = WindowLimiter(1000, 2.0, clock=clock)  # a high limit: counted in 64 slots per window
-    for _ in range(1000):
-        calls.record("p")
-        clock.now += 0.0005
-    assert calls.blocked("p") and len(calls.events["p"]) <= WindowLimiter.SLOTS + 1
-    assert 1.4 < calls.retry_after("p") <= 2.0
-    clock.now += 2.0
-    assert not calls.blocked("p")
-    assert not WindowLimiter(0, 1.0, clock=clock).blocked("p")  # 0 = no limit
-
-
 def test_rules_workers_are_the_first_the_kernel_kills_when_memory_runs_out(stalling: BackgroundServer) -> None:
     """In a container at its memory limit, the out-of-memory killer takes a worker, not the
     gateway: every worker offers itself first (oom_score_adj 1000), the server does not."""
