@@ -10,6 +10,7 @@ calls past the rate limit are told when to try again; and no state, however edit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -44,6 +45,18 @@ def stalling() -> Iterator[BackgroundServer]:
     running = server(rules_call_seconds=60, rules_cpu_seconds=60, rules_workers=2)
     yield running
     running.stop()
+
+
+@contextlib.contextmanager
+def serving(**bounds: Any) -> Iterator[Any]:
+    """A Rules stub on a fresh ``server(**bounds)``, both closed after."""
+    running = server(**bounds)
+    channel, stub = rules(running.address)
+    try:
+        yield stub
+    finally:
+        channel.close()
+        running.stop()
 
 
 def rules(address: str, token: str | None = None) -> tuple[grpc.Channel, Any]:
@@ -122,52 +135,35 @@ def test_a_bots_moves_are_relayed_while_a_heavy_rules_call_runs() -> None:
 
 
 def test_a_call_past_its_wall_clock_gets_deadline_exceeded_and_its_worker_is_replaced() -> None:
-    running = server(rules_call_seconds=1, rules_cpu_seconds=60, rules_workers=1)
-    channel, stub = rules(running.address)
-    try:
+    with serving(rules_call_seconds=1, rules_cpu_seconds=60, rules_workers=1) as stub:
         state = brag_state(stub)
         error = refused(stub.Observe, rules_pb2.StateRequest(state_json=state, seat=rules_stall.SPIN_SEAT))
         assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         assert "1 s" in error.details()
         # The only worker was killed; a fresh one answers the next call.
         assert stub.Observe(rules_pb2.StateRequest(state_json=state, seat=0), timeout=60).observation_json
-    finally:
-        channel.close()
-        running.stop()
 
 
 def test_a_call_past_its_cpu_time_gets_resource_exhausted_and_its_worker_is_replaced() -> None:
-    running = server(rules_call_seconds=120, rules_cpu_seconds=1, rules_workers=1)
-    channel, stub = rules(running.address)
-    try:
+    with serving(rules_call_seconds=120, rules_cpu_seconds=1, rules_workers=1) as stub:
         state = brag_state(stub)
         error = refused(stub.Observe, rules_pb2.StateRequest(state_json=state, seat=rules_stall.SPIN_SEAT))
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "CPU time or memory" in error.details()
         assert stub.Observe(rules_pb2.StateRequest(state_json=state, seat=0), timeout=60).observation_json
-    finally:
-        channel.close()
-        running.stop()
 
 
 def test_a_call_past_its_memory_gets_resource_exhausted() -> None:
-    running = server(rules_call_seconds=120, rules_cpu_seconds=60, rules_memory_mb=256, rules_workers=1)
-    channel, stub = rules(running.address)
-    try:
+    with serving(rules_call_seconds=120, rules_cpu_seconds=60, rules_memory_mb=256, rules_workers=1) as stub:
         state = brag_state(stub)
         error = refused(stub.Observe, rules_pb2.StateRequest(state_json=state, seat=rules_stall.HOG_SEAT))
         assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "memory" in error.details()
         assert stub.Observe(rules_pb2.StateRequest(state_json=state, seat=0), timeout=60).observation_json
-    finally:
-        channel.close()
-        running.stop()
 
 
 def test_calls_past_the_pools_queue_are_refused_at_once() -> None:
-    running = server(rules_call_seconds=60, rules_cpu_seconds=60, rules_workers=1, rules_queue=1)
-    channel, stub = rules(running.address)
-    try:
+    with serving(rules_call_seconds=60, rules_cpu_seconds=60, rules_workers=1, rules_queue=1) as stub:
         state = brag_state(stub)
         spin = rules_pb2.StateRequest(state_json=state, seat=rules_stall.SPIN_SEAT)
         heavy = [stub.Observe.future(spin), stub.Observe.future(spin)]  # one runs, one waits
@@ -177,16 +173,11 @@ def test_calls_past_the_pools_queue_are_refused_at_once() -> None:
         assert "busy" in error.details() and "try again" in error.details()
         for call in heavy:
             call.cancel()
-    finally:
-        channel.close()
-        running.stop()
 
 
 # ----- rate limits ---------------------------------------------------------------------------
 def test_rules_calls_are_limited_per_peer_and_say_when_to_try_again() -> None:
-    running = server(rules_calls_per_second=0.5, rules_burst=3)
-    channel, stub = rules(running.address)
-    try:
+    with serving(rules_calls_per_second=0.5, rules_burst=3) as stub:
         request = rules_pb2.NewStateRequest(game="crazy_eights", num_players=2, seed=1)
         for _ in range(3):
             stub.NewState(request, timeout=60)
@@ -195,9 +186,6 @@ def test_rules_calls_are_limited_per_peer_and_say_when_to_try_again() -> None:
         assert "try again in" in error.details() and error.details().endswith(" s")
         wait = int(error.details().split("try again in ")[1].split()[0])
         assert 1 <= wait <= 6
-    finally:
-        channel.close()
-        running.stop()
 
 
 def test_rules_calls_are_limited_per_token_from_any_address() -> None:
