@@ -217,6 +217,8 @@ def _cards(value) -> list[str]:
 
 
 def test_the_trekking_map_shows_every_traveller(page, store, server):
+    from arena.games.trekking_the_world.data import LOCATION_NAME
+
     match_id = done_match(store, server, "trekking_the_world", 3)
     data = frames(api(server, f"/api/v1/matches/{match_id}/replay", view="all"))
     page.visit(f"/matches/{match_id}#d6")
@@ -226,8 +228,7 @@ def test_the_trekking_map_shows_every_traveller(page, store, server):
     for token in travellers:
         seat = int(token.get_attribute("data-seat"))
         place = data[6]["positions"][seat]
-        assert token.find_element(By.CSS_SELECTOR, "title").get_attribute("textContent").endswith(
-            place.replace("_", " ").replace("St Basils", "St Basil's"))
+        assert token.find_element(By.CSS_SELECTOR, "title").get_attribute("textContent").endswith(LOCATION_NAME[place])
     assert len(page.all("svg.map .place")) >= 30
     page.shot("viewer-trekking")
 
