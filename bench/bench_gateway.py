@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import BotIdentity, Gateway
@@ -39,7 +40,6 @@ from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("ARENA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")

@@ -171,8 +171,7 @@ def register(addresses: list[str], count: int) -> list[tuple[int, str, str]]:
     """``count`` bots registered over gRPC, alternately on each gateway (one store):
     (gateway index, name, token)."""
     import grpc
-
-    from arena.v1 import arena_pb2, arena_pb2_grpc
+    from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
     run = uuid.uuid4().hex[:6]
     bots = []

@@ -35,10 +35,10 @@ from pathlib import Path
 import grpc
 import httpx
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.queries import transcript_t
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import bench_web
 from .bench_gateway import percentiles

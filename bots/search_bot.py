@@ -29,8 +29,7 @@ from typing import Any
 import grpc
 from arena_bot.cli import main
 from arena_bot.sdk import Bot, MatchResult, Turn
-
-from arena.v1 import rules_pb2, rules_pb2_grpc
+from arena_bot.v1 import rules_pb2, rules_pb2_grpc
 
 log = logging.getLogger("arena.bot.search")
 

@@ -154,10 +154,10 @@ def run_challenge(args: argparse.Namespace) -> int:
     # gets for it; set before gRPC is first imported, where it is read. An explicit setting wins.
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     import grpc
+    from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
     from arena import games
     from arena.server.challenge import client_channel
-    from arena.v1 import arena_pb2, arena_pb2_grpc
 
     from .options import parse_options
 

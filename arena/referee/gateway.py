@@ -46,9 +46,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 
 from arena.ratelimit import RateLimiter
-from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 from . import consent, wire
 from . import gateway_metrics as metrics

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena_bot.v1 import gateway_pb2
+
 from arena.games import dumps
-from arena.v1 import gateway_pb2
 
 CODES = {name: gateway_pb2.MoveResult.Code.Value(name) for name in gateway_pb2.MoveResult.Code.keys()}
 

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from arena_bot.v1 import rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer
-
-from arena.v1 import rules_pb2, rules_pb2_grpc
 
 from .access import Access
 from .rules_pool import PoolLimits, RulesPool, Work

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
 from arena.games import BadOptions
@@ -25,7 +26,6 @@ from arena.settings import load as load_settings
 from arena.store import bot_tokens, db, disclosure, queries
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from . import challenge, sessions
 from .access import Access

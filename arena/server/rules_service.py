@@ -13,11 +13,11 @@ import hashlib
 from typing import Any
 
 import grpc
+from arena_bot.v1 import rules_pb2, rules_pb2_grpc
 from google.protobuf.message import Message
 
 from arena.ratelimit import RateLimiter, average_with_burst
 from arena.referee.gateway import bearer_token, peer_address
-from arena.v1 import rules_pb2, rules_pb2_grpc
 
 from .rules_pool import RulesPool
 from .rules_work import MAX_STATE_JSON, brief, json_object

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from arena_bot.v1 import rules_pb2
+
 from arena import games
 from arena.games import State
-from arena.v1 import rules_pb2
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ import os
 import signal
 from typing import Any
 
+from arena_bot.v1 import arena_pb2_grpc, gateway_pb2_grpc
 from prometheus_client import start_http_server
 
 from arena.ratelimit import RateLimiter, per_minute
 from arena.referee import external
 from arena.referee.gateway import Gateway
 from arena.store import db
-from arena.v1 import arena_pb2_grpc, gateway_pb2_grpc
 
 from . import revocations, sessions
 from .access import Access

@@ -16,10 +16,10 @@ import sys
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Match, MatchSeat, RatingHistory, Result, Tournament
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .conftest import ROOT, free_port, wait_until
 

@@ -11,8 +11,7 @@ import uuid
 
 import grpc
 import pytest
-
-from arena.v1 import arena_pb2, arena_pb2_grpc
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from .conftest import ROOT, free_port, wait_until
 from .helpers import fast_games

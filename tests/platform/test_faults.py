@@ -178,8 +178,7 @@ def test_arena_serve_stopped_with_sigterm_mid_tournament(pg_url, shared_redis, q
     by the rules for bots that vanished (forfeit after the grace time), the rest are played
     with the bots absent, the tournament closes, and ``arena serve`` exits cleanly."""
     import grpc
-
-    from arena.v1 import arena_pb2, arena_pb2_grpc
+    from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
     address = f"127.0.0.1:{free_port()}"
     env = environment(pg_url, shared_redis, queue_name, ARENA_GRPC_ADDRESS=address, ARENA_ADMIN_TOKEN="fault0admin0token0for0the0arena0tests0ok",

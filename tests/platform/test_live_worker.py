@@ -16,11 +16,11 @@ import uuid
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Match, MatchSeat
 from arena.tournaments import create_tournament, pending_match_ids
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .conftest import ROOT, free_port, wait_until
 from .test_celery import counts, finished

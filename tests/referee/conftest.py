@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from arena_bot.v1 import gateway_pb2_grpc
 
 from arena.referee.gateway import BotIdentity, Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2_grpc
 
 # A server on its own loop thread, so tests can use ordinary blocking clients.
 ServerThread = BackgroundServer

@@ -17,8 +17,7 @@ import threading
 import time
 
 import grpc
-
-from arena.v1 import gateway_pb2, gateway_pb2_grpc
+from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 
 
 def main(mode: str) -> None:

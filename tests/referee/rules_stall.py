@@ -5,8 +5,9 @@ one for ``HOG_SEAT`` takes memory until there is none; every other call is the r
 
 from __future__ import annotations
 
+from arena_bot.v1 import rules_pb2
+
 from arena.server import rules_work
-from arena.v1 import rules_pb2
 
 SPIN_SEAT = 900
 HOG_SEAT = 901

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
 from arena.referee import external
 from arena.server import serve
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
 from .test_gateway_embedded import GAME, ROOT, start_bot

@@ -14,13 +14,13 @@ from pathlib import Path
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grpc
 
 from arena import games
 from arena.referee import external
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
-from arena.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grpc
 
 from .test_gateway_embedded import GAME, start_bot
 

@@ -14,10 +14,9 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-
-from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 
 from .test_arena_service import ADMIN, arena, register, server  # noqa: F401  (fixtures)
 from .test_gateway_embedded import GAME

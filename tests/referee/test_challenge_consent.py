@@ -15,12 +15,12 @@ from pathlib import Path
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 from arena.store.models import Match
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
 from .test_gateway_embedded import GAME, ROOT, start_bot
@@ -285,7 +285,7 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
 def test_a_policy_too_large_to_keep_ends_the_stream(arena: arena_pb2_grpc.ArenaStub,  # noqa: F811
                                                      server: BackgroundServer) -> None:  # noqa: F811
     """The policy is read on every challenge that names the bot: it stays small."""
-    from arena.v1 import gateway_pb2, gateway_pb2_grpc
+    from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 
     token = register(arena, "chatty")
     policy = gateway_pb2.ChallengePolicy(accept=True, from_bots=[f"bot-{n}" for n in range(1001)])

@@ -15,8 +15,8 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.v1 import arena_pb2, arena_pb2_grpc
 from tests.platform.services import free_port
 
 pytestmark = pytest.mark.timeout(120)

@@ -9,13 +9,13 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from arena_bot.v1 import gateway_pb2_grpc
 
 from arena.referee import Clock, run_match
 from arena.referee.gateway import Gateway
 from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2_grpc
 
 from .conftest import ServerThread, by_token
 from .test_gateway_embedded import GAME, start_bot

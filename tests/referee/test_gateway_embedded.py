@@ -10,13 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+from arena_bot.v1 import gateway_pb2_grpc
+
 from arena import games
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import BotIdentity, Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2_grpc
 
 from .conftest import ServerThread
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.mailbox import LocalMailbox
-from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 from .conftest import ServerThread
 from .test_gateway_embedded import GAME, remote, start_bot, wait_online

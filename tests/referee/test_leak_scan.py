@@ -36,6 +36,7 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 from google.protobuf import text_format
 
 from arena import games
@@ -43,7 +44,6 @@ from arena.referee import Clock, run_match
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.match import MatchResult
 from arena.referee.remote import MatchInfo, RemotePlayer
-from arena.v1 import gateway_pb2, gateway_pb2_grpc
 
 from .conftest import ServerThread
 from .test_gateway_embedded import wait_online

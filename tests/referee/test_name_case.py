@@ -13,10 +13,10 @@ from pathlib import Path
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Bot, Match
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401 - fixtures
 from .test_gateway_embedded import GAME, start_bot

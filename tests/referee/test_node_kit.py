@@ -2,7 +2,7 @@
 installed from the npm registry (`npm ci`, cached by its lockfile) and compiled with `tsc`
 from a copy of its sources; its bots run as real Node processes on the real gateway.
 
-Checked: the kit's copy of the protocol equals proto/; the kit's own tests pass; its random
+Checked: the kit takes the protocol from proto/ when built or packed (git holds no copy); the kit's own tests pass; its random
 bot plays a rated tournament over every registered game with no strike and reaches every
 leaderboard; its Crazy 8s bot plays challenges it asked for with its own token, and is
 registered, challenged and rated in a tournament through the kit's own Arena tool; a refused
@@ -12,6 +12,7 @@ comes back by itself when the server restarts; TLS with the CA from ARENA_TLS_CA
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -23,13 +24,13 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
 from arena.referee import external
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_gateway_embedded import start_bot
 
@@ -98,12 +99,19 @@ def node_modules() -> Path:
 def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The kit compiled from a fresh copy of its sources (the working tree stays clean)."""
     modules = node_modules()
-    copy = tmp_path_factory.mktemp("node-kit")
-    for name in ("src", "scripts", "proto"):
+    # Laid out as in the repository (sdk/node beside proto/) so that the kit's own script
+    # copies the protocol in, as it does when the kit is built or packed.
+    base = tmp_path_factory.mktemp("node-kit")
+    (base / "proto").symlink_to(ROOT / "proto", target_is_directory=True)
+    copy = base / "sdk" / "node"
+    copy.mkdir(parents=True)
+    for name in ("src", "scripts"):
         shutil.copytree(KIT / name, copy / name)
     for name in ("package.json", "package-lock.json", "tsconfig.json"):
         shutil.copy(KIT / name, copy / name)
     (copy / "node_modules").symlink_to(modules, target_is_directory=True)
+    synced = subprocess.run([NODE, "scripts/sync-proto.mjs"], cwd=copy, capture_output=True, text=True, timeout=60)
+    assert synced.returncode == 0, synced.stderr
     built = subprocess.run([NODE, "node_modules/typescript/bin/tsc", "-p", "."], cwd=copy,
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, f"tsc failed:\n{built.stdout}\n{built.stderr}"
@@ -218,16 +226,23 @@ def assert_played_cleanly(detail: arena_pb2.MatchDetail, name: str) -> None:
     assert any(d.seat == seat for d in detail.decisions), f"{name} made no decision in {detail.summary.game}"
 
 
-def test_the_kit_carries_the_protocol_of_the_repository() -> None:
+def test_the_kit_carries_the_protocol_of_the_repository(kit: Path) -> None:
+    """The protocol has one home, proto/: git holds no copy in the kit, which takes one when it
+    is built or packed, and the packed kit carries exactly the repository's files."""
+    tracked = subprocess.run(["git", "ls-files", "sdk/node/proto"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.returncode == 0 and tracked.stdout == ""
     ours = sorted(p.name for p in (ROOT / "proto" / "arena" / "v1").glob("*.proto"))
-    theirs = sorted(p.name for p in (KIT / "proto" / "arena" / "v1").glob("*.proto"))
-    assert ours == theirs
     for name in ours:
-        assert (KIT / "proto" / "arena" / "v1" / name).read_bytes() == \
-            (ROOT / "proto" / "arena" / "v1" / name).read_bytes(), f"{name} differs: run npm run sync-proto in sdk/node"
-    check = subprocess.run([NODE, "scripts/sync-proto.mjs", "--check"], cwd=KIT, capture_output=True, text=True,
+        assert (kit / "proto" / "arena" / "v1" / name).read_bytes() == \
+            (ROOT / "proto" / "arena" / "v1" / name).read_bytes(), f"{name} differs"
+    check = subprocess.run([NODE, "scripts/sync-proto.mjs", "--check"], cwd=kit, capture_output=True, text=True,
                            timeout=60)
     assert check.returncode == 0, check.stderr
+    packed = subprocess.run([NPM, "pack", "--dry-run", "--json", "--ignore-scripts"], cwd=kit,
+                            capture_output=True, text=True, timeout=120)
+    assert packed.returncode == 0, packed.stderr
+    files = {entry["path"] for entry in json.loads(packed.stdout)[0]["files"]}
+    assert {f"proto/arena/v1/{name}" for name in ours} <= files
 
 
 def test_the_kits_own_tests_pass(kit: Path) -> None:

@@ -4,7 +4,7 @@ from tools import protogen
 
 
 def test_generated_code_is_fresh() -> None:
-    assert protogen.stale_files() == [], "run `python -m tools.protogen` and commit arena/v1/"
+    assert protogen.stale_files() == [], "run `python -m tools.protogen` and commit sdk/python/arena_bot/v1/"
 
 
 def test_every_message_and_rpc_is_documented() -> None:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.referee import external
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 from .test_arena_service import register, wait_connected
 from .test_gateway_embedded import GAME

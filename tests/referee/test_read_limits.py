@@ -10,12 +10,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 from arena.tournaments import create_tournament
-from arena.v1 import arena_pb2, arena_pb2_grpc
 
 ADMIN = (("authorization", "Bearer admin-secret"),)
 

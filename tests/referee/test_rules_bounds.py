@@ -19,6 +19,7 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot.v1 import gateway_pb2_grpc, rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,7 +30,6 @@ from arena.referee.gateway import Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
-from arena.v1 import gateway_pb2_grpc, rules_pb2, rules_pb2_grpc
 
 from . import rules_stall
 from .test_gateway_embedded import GAME, by_token, remote, start_bot, wait_online

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from arena_bot.v1 import rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena import games
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
-from arena.v1 import rules_pb2, rules_pb2_grpc
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2
 from fastapi.testclient import TestClient
 
 from arena.cli import main as cli
 from arena.server.arena_service import start_in_background
 from arena.store import db
 from arena.store.models import Match, Tournament
-from arena.v1 import arena_pb2
 from arena.web.app import create_app
 
 from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena import games
-from arena.v1 import arena_pb2, arena_pb2_grpc
 from tests.platform.conftest import wait_until
 from tests.platform.services import free_port
 from tests.platform.test_metrics_bind import arena_serve, stop

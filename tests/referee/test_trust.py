@@ -15,11 +15,11 @@ from pathlib import Path
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 
 from arena import games
 from arena.store import db
 from arena.store.models import Match, Tournament
-from arena.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 from arena.web import background
 from arena.web.app import create_app
 

@@ -13,8 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import grpc
-
-from arena.v1 import arena_pb2, arena_pb2_grpc
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 
 def free_port() -> int:
