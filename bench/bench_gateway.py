@@ -287,7 +287,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
     from arena.server.embedded import BackgroundServer
     from arena.store import db
     from arena.tournaments import create_tournament
-    from workers.dispatch import run_tournament
+    from workers.follow import run_tournament
 
     saved = {k: os.environ.get(k) for k in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL")}
     rates = []

@@ -389,12 +389,13 @@ def run(sizes: Sizes) -> None:
             "fleets": [p.pid for _, p in fleets], "gateways": [p.pid for p in gateways], "live": [live.pid],
             "house": [house.pid]})
         sampler.start()
-        from workers.dispatch import dispatch
+        from workers.app import app
+        from workers.send import send
 
         before = redis_calls(redis)
         cpu0 = {role: sum(cpu_seconds(p) for p in pids) for role, pids in sampler.pids.items()}
         started = time.perf_counter()
-        tasks = dispatch(ids_)
+        tasks = send(ids_, app)
         print(f"sent {len(ids_)} matches ({tasks} tasks) in {time.perf_counter() - started:.1f} s", flush=True)
         try:
             wait(lambda: finished(pg, ids_), 900, "the matches to finish", processes, poll=1.0)

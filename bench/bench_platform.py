@@ -175,11 +175,13 @@ class Workers:
 
 def through_celery(url: str, repetitions: int, batch: int, seed: int) -> dict[str, float]:
     """The same kind of tournament sent to the running workers in batches of ``batch``."""
-    from workers.dispatch import dispatch, wait_for
+    from workers.app import app
+    from workers.follow import wait_for
+    from workers.send import send
 
     tid, ids, _ = tournament(url, repetitions, seed)
     started = time.perf_counter()
-    dispatch(ids, batch_size=batch)
+    send(ids, app, batch_size=batch)
     wait_for(tid, poll=0.02)
     total = time.perf_counter() - started
     return {"matches": len(ids), "seconds": total, "rate": len(ids) / total}
@@ -436,9 +438,11 @@ def in_process_lease_cost(url: str, reps: int, batch: int = 16, rounds: int = 4)
 def sweep_cost(url: str, redis: str, queue: str, sweeps: int = 50) -> tuple[float, float]:
     """CPU milliseconds of one supervisor sweep (leading) on the benchmark's store: in this
     process, and in the PostgreSQL backends (the workers are gone: only ours are left)."""
+    from workers.app import make_app
+    from workers.send import Sender
     from workers.supervisor import Supervisor
 
-    supervisor = Supervisor(redis, [queue], interval=5, lease_seconds=20, url=url)
+    supervisor = Supervisor(redis, [queue], interval=5, lease_seconds=20, url=url, send=Sender(make_app()))
     try:
         supervisor.sweep()
         started, backends = time.process_time(), postgres_cpu(url)

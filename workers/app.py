@@ -9,13 +9,24 @@ delivered too often is marked failed (see ``arena.tournaments.play.claim_matches
 
 Embedded (no ``ARENA_REDIS_URL``): an in-memory broker and eager execution, so the same
 tasks run in the calling process.
+
+The app knows its tasks by name: a worker imports them (``include``), a sender names them
+(``workers.send``). A worker's main process runs a supervisor (``workers.supervisor``) that
+sends lost matches again with an app of its own.
 """
 
 from __future__ import annotations
 
+import os
+
 from celery import Celery, signals
 
+from arena import metrics
 from arena.config import settings
+from arena.store import db
+
+from .send import Sender
+from .supervisor import BaseSupervisor, Supervisor
 
 
 def configure(app: Celery) -> Celery:
@@ -61,50 +72,48 @@ def make_app() -> Celery:
 app = make_app()
 
 
+def supervisor_from_settings(name: str | None = None) -> Supervisor | None:
+    """The supervisor the settings ask for (None when embedded or turned off), sending with
+    an app of its own, configured from the settings now (not at import)."""
+    sender = Sender(make_app())
+    supervisor = Supervisor.from_settings(sender, name)
+    if supervisor is None:
+        sender.close()
+    return supervisor
+
+
 @signals.worker_init.connect
 def _serve_metrics(**_: object) -> None:
     # In the main worker process, before the pool forks: one /metrics per worker machine
     # process, summing what every pool child wrote.
     port = settings().metrics_port
     if port:
-        from arena import metrics
-
         metrics.serve(port)
 
 
 @signals.worker_process_shutdown.connect
 def _forget_child(pid: int | None = None, **_: object) -> None:
-    import os
-
-    from arena import metrics
-
     metrics.process_exited(pid or os.getpid())
 
 
 @signals.task_retry.connect
 def _count_retry(sender=None, **_: object) -> None:
-    from arena import metrics
-
     metrics.TASK_RETRIES.labels(task=getattr(sender, "name", "unknown")).inc()
 
 
 @signals.worker_process_init.connect
 def _fresh_connections(**_: object) -> None:
     # A forked pool child must not share its parent's database sockets.
-    from arena.store import db
-
     db.dispose_all()
 
 
-_supervisor: list = []  # this worker's supervisor, once it runs
+_supervisor: list[BaseSupervisor] = []  # this worker's supervisor, once it runs
 
 
 @signals.worker_ready.connect
 def _start_supervisor(**_: object) -> None:
     # In the main worker process, so that it lives as long as the worker, whatever its pool does.
-    from .supervisor import Supervisor
-
-    supervisor = Supervisor.from_settings()
+    supervisor = supervisor_from_settings()
     if supervisor is not None:
         _supervisor.append(supervisor.start())
 

@@ -16,7 +16,7 @@ on Redis (``workers.supervisor``), every ``ARENA_SUPERVISOR_SECONDS`` and once a
 3. **Closing.** A running tournament with nothing left pending is closed.
 
 Matches are played again in this process, on threads of their own, exactly as the server
-plays a tournament it was asked for (``workers.dispatch``); a match is still recorded once
+plays a tournament it was asked for (the ``send`` it is handed: ``workers.pool.play``); a match is still recorded once
 (``arena.store.results``), even if the process that held it comes back.
 
 One leader per store: several servers on one SQLite file (or one PostgreSQL database with no
@@ -35,7 +35,7 @@ from arena.store.leader import StoreLeader
 from arena.tournaments import leases
 from arena.tournaments.play import worker_name
 
-from .supervisor import SWEEP_LIMIT, BaseSupervisor, _brief
+from .supervisor import SWEEP_LIMIT, BaseSupervisor, Send, _brief
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +46,19 @@ class EmbeddedSupervisor(BaseSupervisor):
     sweep_at_start = True  # a server started again heals what the last one left at once
 
     def __init__(self, interval: float, lease_seconds: float, url: str | None = None,
-                 name: str | None = None) -> None:
-        super().__init__(interval, lease_seconds, url, name)
+                 name: str | None = None, *, send: Send) -> None:
+        super().__init__(send, interval, lease_seconds, url, name)
         self.leader = StoreLeader(url or settings().database_url)
         leases.watch_abandoned()
 
     @classmethod
-    def from_settings(cls, name: str | None = None) -> EmbeddedSupervisor | None:
-        """The supervisor the settings ask for; None with Redis (``workers.supervisor``'s) or
-        turned off (``ARENA_SUPERVISOR_SECONDS=0``)."""
+    def from_settings(cls, send: Send, name: str | None = None) -> EmbeddedSupervisor | None:
+        """The supervisor the settings ask for, playing with ``send``; None with Redis
+        (``workers.supervisor``'s) or turned off (``ARENA_SUPERVISOR_SECONDS=0``)."""
         config = settings()
         if not config.embedded or config.supervisor_seconds <= 0:
             return None
-        return cls(config.supervisor_seconds, config.lease_seconds, name=name)
+        return cls(config.supervisor_seconds, config.lease_seconds, name=name, send=send)
 
     def lead(self) -> bool:
         return self.leader.lead()
@@ -74,10 +74,8 @@ class EmbeddedSupervisor(BaseSupervisor):
                          daemon=True).start()
 
     def _play(self, match_ids: list[int]) -> None:
-        from .dispatch import dispatch
-
         try:
-            dispatch(match_ids)
+            self.send(match_ids)
         except Exception as error:
             # What was not played is left to a later sweep (this server's, or another's):
             # its lease lapses, or it is no longer in this process's queue.

@@ -40,11 +40,13 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
+import redis
 import sqlalchemy as sa
+from celery.worker import state
 
 from arena import metrics
 from arena.config import settings
@@ -56,6 +58,10 @@ from arena.tournaments.play import worker_name
 
 log = logging.getLogger(__name__)
 match_t, tournament_t = Match.__table__, Tournament.__table__
+
+# How a supervisor sends matches again: called with the match ids (scheduled, committed).
+# If it has a ``close()``, that is called when the supervisor stops.
+Send = Callable[[list[int]], object]
 
 SWEEP_LIMIT = 5000  # matches resent per reason and sweep: a bounded sweep, the next one goes on
 
@@ -87,8 +93,6 @@ def task_match_ids(args: Any) -> set[int]:
 
 def held_match_ids() -> set[int]:
     """The match ids of the tasks this Celery worker process holds, reserved or running."""
-    from celery.worker import state
-
     ids: set[int] = set()
     for _ in range(3):  # the consumer changes these sets as we read: try again
         try:
@@ -108,15 +112,16 @@ def held_match_ids() -> set[int]:
 
 class BaseSupervisor:
     """The sweeps every supervisor makes, whatever carries its matches; ``sweep()`` once, or
-    ``start()`` a thread that sweeps. A subclass says how it leads (``lead``), which sent
-    matches have nothing behind them (``_orphans``) and how it sends matches again
-    (``_resend``)."""
+    ``start()`` a thread that sweeps. It is handed how to send matches again (``send``); a
+    subclass says how it leads (``lead``), which sent matches have nothing behind them
+    (``_orphans``) and how it hands them to ``send`` (``_resend``)."""
 
     # Sweep as soon as started (else first after one interval).
     sweep_at_start = False
 
-    def __init__(self, interval: float, lease_seconds: float, url: str | None = None,
+    def __init__(self, send: Send, interval: float, lease_seconds: float, url: str | None = None,
                  name: str | None = None) -> None:
+        self.send = send
         self.interval = interval
         self.lease_seconds = lease_seconds
         self.url = url
@@ -140,7 +145,7 @@ class BaseSupervisor:
 
     def _resend(self, match_ids: list[int]) -> None:
         """Send ``match_ids`` (scheduled, committed) to be played."""
-        raise NotImplementedError
+        self.send(match_ids)
 
     def _release(self) -> None:
         """Give up the leadership and whatever the supervisor holds open."""
@@ -217,33 +222,32 @@ class BaseSupervisor:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self._release()
+        close = getattr(self.send, "close", None)
+        if close is not None:
+            close()
 
 
 class Supervisor(BaseSupervisor):
-    """The supervisor of an arena on Redis: it leads through a Redis key and sends matches
-    again as Celery tasks."""
+    """The supervisor of an arena on Redis: it leads through a Redis key and finds lost tasks
+    in its queues; ``send`` sends matches again as Celery tasks (``workers.send.Sender``)."""
 
     def __init__(self, redis_url: str, queues: Sequence[str], interval: float, lease_seconds: float,
-                 url: str | None = None, name: str | None = None) -> None:
-        import redis
-
-        super().__init__(interval, lease_seconds, url, name)
+                 url: str | None = None, name: str | None = None, *, send: Send) -> None:
+        super().__init__(send, interval, lease_seconds, url, name)
         self.queues = list(queues)
         self.key = f"arena:supervisor:{self.queues[0]}"
         self.held_key = f"arena:held:{self.queues[0]}"
         self.client = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
-        from .app import make_app
-
-        self.app = make_app()  # its own, configured from the settings now (not at import)
 
     @classmethod
-    def from_settings(cls, name: str | None = None) -> Supervisor | None:
-        """The supervisor the settings ask for; None when embedded or turned off."""
+    def from_settings(cls, send: Send, name: str | None = None) -> Supervisor | None:
+        """The supervisor the settings ask for, sending with ``send``; None when embedded or
+        turned off."""
         config = settings()
         if config.embedded or config.supervisor_seconds <= 0:
             return None
         return cls(config.redis_url or "", config.queues, config.supervisor_seconds, config.lease_seconds,
-                   name=name)
+                   name=name, send=send)
 
     def lead(self) -> bool:
         """Take or keep the leadership; True while this supervisor holds it."""
@@ -267,11 +271,6 @@ class Supervisor(BaseSupervisor):
         pipe.zremrangebyscore(self.held_key, "-inf", now - 10 * max(self.lease_seconds, self.interval))
         pipe.execute()
         return len(ids)
-
-    def _resend(self, match_ids: list[int]) -> None:
-        from .dispatch import dispatch
-
-        dispatch(match_ids, app=self.app)
 
     def _orphans(self, now: Any) -> list[int]:
         """Scheduled matches sent over a lease ago with no task for them in the queue."""
@@ -303,7 +302,6 @@ class Supervisor(BaseSupervisor):
         except Exception:
             pass  # the key's time-to-live ends it anyway
         self.client.close()
-        self.app.close()
 
 
 def _brief(ids: Sequence[int], shown: int = 10) -> str:

@@ -11,12 +11,13 @@ from arena.tournaments.play import play_and_record
 
 from .app import app
 from .outage import Outage, gist, outage_seconds, ride_out
+from .send import PLAY_MATCHES
 
 log = get_task_logger(__name__)
 
 
 @app.task(
-    name="arena.play_matches",
+    name=PLAY_MATCHES,
     # Database errors that are not an outage (those are waited out below) get a few quick
     # retries: a redelivery replays only what was not recorded.
     autoretry_for=(DBAPIError,),
@@ -37,7 +38,7 @@ def play_matches(match_ids: list[int]) -> int:
         log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, gist(error))
 
     def count_retry() -> None:
-        metrics.TASK_RETRIES.labels(task="arena.play_matches").inc()
+        metrics.TASK_RETRIES.labels(task=PLAY_MATCHES).inc()
 
     try:
         return len(ride_out(lambda: play_and_record(match_ids), "task", limit, notice, max_delay=10.0,

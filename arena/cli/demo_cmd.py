@@ -118,7 +118,7 @@ def play_demo(args: argparse.Namespace) -> int:
         for name, reps in plan.items():
             ids.append(create_tournament(connection, [name], lineup(name), [2, 3], reps, args.seed,
                                          name=f"demo {name}"))
-    from workers.dispatch import run_tournaments
+    from workers.follow import run_tournaments
 
     # All games at once: embedded, one pool of processes plays every game's matches.
     bar = ProgressBar(f"demo: {len(names)} games, tournaments {ids[0]}-{ids[-1]}", force=True)

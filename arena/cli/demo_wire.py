@@ -69,7 +69,7 @@ def run(seed: int | None, games_wanted: list[str]) -> None:
             # printed last still compare them on equal terms (search among them).
             tournament_id = create_tournament(connection, names, [*WIRE_BOTS, *HOUSE_LADDER], [2], 1,
                                               seed, name="demo over gRPC", move_time=2.0, time_bank=10.0)
-        from workers.dispatch import run_tournament
+        from workers.follow import run_tournament
 
         bar = ProgressBar(f"demo tournament {tournament_id} (gRPC bots)", force=True)
         status = run_tournament(tournament_id, wait=True, progress=bar)

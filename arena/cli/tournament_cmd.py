@@ -129,7 +129,7 @@ def run_create(args: argparse.Namespace) -> int:
     if args.same_deals_as is not None and args.seed is not None:
         raise ValueError("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
     if args.run:
-        from workers.dispatch import check_broker
+        from workers.send import check_broker
 
         check_broker()  # before writing: an unreachable broker must not leave a tournament behind
     with db.transaction() as connection:
@@ -155,7 +155,7 @@ def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | 
     """Dispatch the tournament's pending matches, show progress, print the status (or, with
     ``as_json``, the status document with ``extra`` beside it). Exit code 1 when the
     tournament was waited for and ended with failed matches, so that a script can tell."""
-    from workers.dispatch import run_tournament
+    from workers.follow import run_tournament
 
     bar = ProgressBar(f"tournament {tournament_id}")
     notice = outage_notice(bar)
@@ -232,7 +232,7 @@ def print_status(status: dict, failed: list[dict] | None = None) -> None:
 
 def run_status(args: argparse.Namespace) -> int:
     args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
-    from workers.dispatch import read_status
+    from workers.follow import read_status
 
     notice = outage_notice()
     status = read_status(args.id, notice)
@@ -286,7 +286,7 @@ def print_tournaments(rows: list[dict]) -> None:
 def run_retry_failed(args: argparse.Namespace) -> int:
     args.id = parse_id(args.id, "tournament")  # a bad id is one line, exit code 2
     from arena.tournaments.play import reschedule_failed
-    from workers.dispatch import check_broker
+    from workers.send import check_broker
 
     check_broker()  # before changing anything: the matches must be sent once scheduled
     with db.transaction() as connection:

@@ -289,7 +289,7 @@ def summary(match: dict[str, Any]) -> arena_pb2.MatchSummary:
 def start_in_background(tournament_id: int) -> None:
     """Dispatch the tournament's matches without blocking the caller: with Celery the
     dispatch returns at once; embedded, the matches play in this thread."""
-    from workers.dispatch import run_tournament
+    from workers.follow import run_tournament
 
     threading.Thread(target=run_tournament, args=(tournament_id,), kwargs={"wait": False},
                      name=f"tournament-{tournament_id}", daemon=True).start()

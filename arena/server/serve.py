@@ -85,12 +85,13 @@ def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
 
     if settings().embedded:
         from workers.embedded_supervisor import EmbeddedSupervisor
+        from workers.pool import play
 
-        supervisor: Any = EmbeddedSupervisor.from_settings()
+        supervisor: Any = EmbeddedSupervisor.from_settings(play)
     else:
-        from workers.supervisor import Supervisor
+        from workers.app import supervisor_from_settings
 
-        supervisor = Supervisor.from_settings()
+        supervisor = supervisor_from_settings()
     return supervisor.start() if supervisor is not None else None
 
 

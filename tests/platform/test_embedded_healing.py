@@ -214,8 +214,9 @@ def test_one_process_per_store_heals_and_another_takes_over_when_it_dies(db_url)
     other stands by; it takes over when the first stops, or is killed (``kill -9``: the
     database's host releases the lock with the process)."""
     from workers.embedded_supervisor import EmbeddedSupervisor
+    from workers.pool import play
 
-    first, second = (EmbeddedSupervisor(0.2, 2, url=db_url, name=n) for n in ("first", "second"))
+    first, second = (EmbeddedSupervisor(0.2, 2, url=db_url, name=n, send=play) for n in ("first", "second"))
     assert first.sweep() != {} and second.sweep() == {}
     assert first.sweep() != {} and second.sweep() == {}
     first.stop()
@@ -226,7 +227,7 @@ def test_one_process_per_store_heals_and_another_takes_over_when_it_dies(db_url)
                               env=dict(os.environ) | {"PYTHONPATH": str(ROOT)})
     try:
         assert holder.stdout.readline().strip() == "leading"
-        third = EmbeddedSupervisor(0.2, 2, url=db_url, name="third")
+        third = EmbeddedSupervisor(0.2, 2, url=db_url, name="third", send=play)
         assert third.sweep() == {}
         kill(holder)
         wait_until(lambda: third.sweep() != {}, 10, what="the leadership to pass on")
@@ -245,6 +246,7 @@ def test_a_match_played_again_is_recorded_once_when_its_old_holder_comes_back(db
     from arena.tournaments import create_tournament, pending_match_ids
     from arena.tournaments.play import PLAYER_FACTORIES, claim_matches, play_match
     from workers.embedded_supervisor import EmbeddedSupervisor
+    from workers.pool import play
 
     monkeypatch.setenv("ARENA_LEASE_SECONDS", "1")
     with db.transaction(db_url) as connection:
@@ -252,7 +254,7 @@ def test_a_match_played_again_is_recorded_once_when_its_old_holder_comes_back(db
     with db.transaction(db_url) as connection:
         ids = pending_match_ids(connection, tid)
         (spec,) = claim_matches(connection, ids[:1], "elsewhere:1", max_attempts=5, lease_seconds=0.5)
-    healer = EmbeddedSupervisor(0.2, 0.5, url=db_url, name="healer")
+    healer = EmbeddedSupervisor(0.2, 0.5, url=db_url, name="healer", send=play)
     wait_until(lambda: healer.sweep().get("lease_lapsed"), 10, what="the lease to lapse")
     wait_until(lambda: rows(db_url, tid)[0].status == "done", 30, what="the match to be played again")
     healer.stop()
@@ -274,8 +276,9 @@ def test_sent_matches_are_played_again_only_when_their_sender_is_gone(db_url):
     without playing them."""
     from arena.tournaments import create_tournament, leases, pending_match_ids
     from arena.tournaments.play import worker_name
-    from workers.dispatch import mark_sent
     from workers.embedded_supervisor import EmbeddedSupervisor
+    from workers.pool import play
+    from workers.send import mark_sent
 
     with db.transaction(db_url) as connection:
         tid = create_tournament(connection, [GAME], ["random", "random-2", "random-3"], sizes=[2], seed=5)
@@ -285,7 +288,7 @@ def test_sent_matches_are_played_again_only_when_their_sender_is_gone(db_url):
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    healer = EmbeddedSupervisor(0.2, 2, url=db_url, name="healer")
+    healer = EmbeddedSupervisor(0.2, 2, url=db_url, name="healer", send=play)
     try:
         mark_sent(ids[0:2], db_url, holder=f"{host}:{alive.pid}")
         mark_sent(ids[2:4], db_url, holder=f"{host}:{ended.pid}")

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from arena.store import db
 from arena.store.models import Match, Result
 from arena.tournaments import create_tournament, pending_match_ids
-from workers import dispatch
+from workers import follow, pool
 
 from .conftest import ROOT, wait_until
 from .test_store import ratings_table, replayed
@@ -38,10 +38,10 @@ def results_per_match(url: str) -> list[int]:
 
 def test_a_long_tournament_is_shared_by_processes_and_each_match_recorded_once(embedded, monkeypatch):
     monkeypatch.setenv("ARENA_EMBEDDED_PROCESSES", "2")
-    monkeypatch.setattr(dispatch, "PARALLEL_AFTER", 0.0)  # the pool from the second batch on
+    monkeypatch.setattr(pool, "PARALLEL_AFTER", 0.0)  # the pool from the second batch on
     with db.transaction() as connection:
         tid = create_tournament(connection, ["durak", "yaniv"], ["heuristic", "random", "random-2"], [2], 3, seed=4)
-    status = dispatch.run_tournament(tid, wait=True, notice=None)
+    status = follow.run_tournament(tid, wait=True, notice=None)
     assert status["status"] == "done"
     assert all(g["done"] == g["total"] == 18 for g in status["games"].values())
     assert results_per_match(embedded) == [1] * 36
@@ -53,10 +53,10 @@ def test_a_long_tournament_is_shared_by_processes_and_each_match_recorded_once(e
 
 def test_one_process_keeps_every_match_in_the_calling_process(embedded, monkeypatch):
     monkeypatch.setenv("ARENA_EMBEDDED_PROCESSES", "1")
-    monkeypatch.setattr(dispatch, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(pool, "PARALLEL_AFTER", 0.0)
     with db.transaction() as connection:
         tid = create_tournament(connection, ["durak"], ["heuristic", "random"], [2], 4, seed=4)
-    dispatch.run_tournament(tid, wait=True, notice=None)
+    follow.run_tournament(tid, wait=True, notice=None)
     assert holders(embedded, tid) == {f"{os.uname().nodename}:{os.getpid()}"}
 
 
@@ -74,7 +74,7 @@ def test_a_pool_process_killed_mid_tournament_is_one_error_and_a_rerun_finishes(
 
     def run() -> None:
         try:
-            dispatch.play_in_processes([[m] for m in ids], 2, lambda batch: None)
+            pool.play_in_processes([[m] for m in ids], 2, lambda batch: None)
         except BaseException as error:  # noqa: BLE001 (handed to the test's thread)
             errors.append(error)
 
@@ -92,13 +92,13 @@ def test_a_pool_process_killed_mid_tournament_is_one_error_and_a_rerun_finishes(
     os.kill(victims[0].pid, signal.SIGKILL)
     thread.join(120)
     assert not thread.is_alive()
-    assert len(errors) == 1 and isinstance(errors[0], dispatch.PlayerProcessLost), errors
+    assert len(errors) == 1 and isinstance(errors[0], pool.PlayerProcessLost), errors
     with db.read() as connection:
         left = pending_match_ids(connection, tid)
     assert left  # the dead process's match at least
 
     monkeypatch.setenv("ARENA_EMBEDDED_PROCESSES", "1")
-    status = dispatch.run_tournament(tid, wait=True, notice=None)
+    status = follow.run_tournament(tid, wait=True, notice=None)
     assert status["status"] == "done" and status["games"]["durak"]["done"] == len(ids)
     assert results_per_match(embedded) == [1] * len(ids)
     assert ratings_table(embedded) == replayed(embedded)
@@ -180,11 +180,11 @@ def test_a_script_without_a_main_guard_runs_its_tournament_once(embedded, tmp_pa
     script.write_text(
         "from arena.store import db\n"
         "from arena.tournaments import create_tournament\n"
-        "from workers import dispatch\n"
-        "dispatch.PARALLEL_AFTER = 0.0\n"
+        "from workers import follow, pool\n"
+        "pool.PARALLEL_AFTER = 0.0\n"
         "with db.transaction() as connection:\n"
         "    tid = create_tournament(connection, ['durak'], ['heuristic', 'random'], [2], 6, seed=2)\n"
-        "print(dispatch.run_tournament(tid, notice=None)['status'])\n"
+        "print(follow.run_tournament(tid, notice=None)['status'])\n"
     )
     env = {**os.environ, "ARENA_DATABASE_URL": embedded, "ARENA_EMBEDDED_PROCESSES": "2", "ARENA_BATCH_SIZE": "1",
            "PYTHONPATH": str(ROOT)}

@@ -17,7 +17,8 @@ from arena.store.queries import tournament_status
 from arena.tournaments import create_tournament, pending_match_ids
 from arena.tournaments.leases import hand_back
 from arena.tournaments.play import claim_matches, play_and_record
-from workers.dispatch import mark_sent
+from workers.app import make_app
+from workers.send import Sender, mark_sent, send
 from workers.supervisor import Supervisor, queued_match_ids
 
 from .helpers import fast_games
@@ -41,7 +42,8 @@ def supervised(db_url, shared_redis, queue_name, monkeypatch):
 def supervisor(queue, url, name=None):
     import os
 
-    return Supervisor(os.environ["ARENA_REDIS_URL"], [queue], interval=0.2, lease_seconds=20, url=url, name=name)
+    return Supervisor(os.environ["ARENA_REDIS_URL"], [queue], interval=0.2, lease_seconds=20, url=url, name=name,
+                      send=Sender(make_app()))
 
 
 def tournament(url):
@@ -87,11 +89,8 @@ def test_only_sent_matches_with_no_queued_task_are_sent_again(supervised, queue_
     url, client = supervised
     _, ids = tournament(url)
     never_sent, queued, lost = ids[0], ids[1], ids[2:]
-    from workers.app import make_app
-    from workers.dispatch import dispatch
-
     app = make_app()
-    dispatch([queued], app=app)
+    send([queued], app)
     mark_sent(lost)
     age(url, [queued, *lost], sent_at=True)
     boss = supervisor(queue_name, url)

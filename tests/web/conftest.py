@@ -78,7 +78,7 @@ def store(tmp_path_factory) -> Store:
     os.environ["ARENA_DATABASE_URL"] = url
     os.environ.pop("ARENA_REDIS_URL", None)
     try:
-        from workers.dispatch import run_tournament
+        from workers.follow import run_tournament
 
         with db.transaction(url) as c:
             done = create_tournament(c, GAMES, ["heuristic", "random", "random-2"], [2, 3], 1, seed=11,
