@@ -39,7 +39,7 @@ from typing import Any
 from arena import games
 
 from .players import Disconnected, Player, Timed, Turn
-from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision
+from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,6 @@ class MatchResult:
             "capped": self.capped,
             "decisions": [d.to_json() for d in self.decisions],
         }
-
-
-def final_ranks(game_ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-    """Ranks with forfeited seats last (sharing the last rank) and the others re-ranked
-    among themselves, ties kept."""
-    alive = [s for s, out in enumerate(forfeited) if not out]
-    ranks = [len(alive) + 1] * len(game_ranks)
-    for seat in alive:
-        ranks[seat] = 1 + sum(1 for other in alive if game_ranks[other] < game_ranks[seat])
-    return ranks
 
 
 class _Table:
