@@ -3,7 +3,9 @@
 It drives the game contract (``to_act``, ``legal_actions``, ``apply``), asks every seat in
 ``to_act()`` (all at once when the decision is simultaneous), keeps the clock, hands out
 strikes and forfeits, and writes the transcript. It knows nothing of sockets, queues or the
-store.
+store. The stepping itself (who is asked, applying, recording: ``Steps``) is the one match
+loop, which in-process play steps through too (``step_in_process``: ``arena.games.house.play``
+and the search bench).
 
 Clock rules: each decision has ``Clock.move`` seconds; time beyond that comes out of the
 seat's ``Clock.bank`` for the whole match. A seat that runs out, answers with an action
