@@ -87,19 +87,16 @@ def play(game: str, names: list[str], seed: int) -> State:
     """One two-player match; the oracle is handed the true state where others get a sample."""
     state = games.get(game).new_state(len(names), seed)
     bots = [build(game, name, seat, seed) for seat, name in enumerate(names)]
-    turn = 0
-    while to_act := state.to_act():
-        seat = to_act[0]
+
+    def sample(state: State, seat: int, seed: int, turn: int) -> Callable[[], State]:
         bot = bots[seat]
-        sample: Callable[[], State]
         if isinstance(bot, Cardsharp):
-            sample = functools.partial(bot.world, state, random.Random(f"sample:{seed}:{turn}"))
-        elif isinstance(bot, Oracle):
-            sample = state.clone
-        else:
-            sample = house.sampler(state, seat, seed, turn)
-        state.apply(seat, house.decide(bots[seat], state.observation(seat), state.legal_actions(seat), sample))
-        turn += 1
+            return functools.partial(bot.world, state, house.sample_rng(seed, turn))
+        if isinstance(bot, Oracle):
+            return state.clone
+        return house.sampler(state, seat, seed, turn)
+
+    house.play_bots(state, bots, seed, sample)
     return state
 
 

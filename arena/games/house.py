@@ -15,7 +15,7 @@ its own ``heuristic``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -62,10 +62,18 @@ def decide(
     return bot.act(observation, legal_actions)
 
 
+def sample_rng(seed: int, turn: int) -> random.Random:
+    """The random stream that deals the hidden information of the sample handed to the seat
+    on decision ``turn`` of a match played with ``seed``. Whoever hands out that sample (the
+    match runner's ``Turn.sample``, ``sampler``, a bench bot's own world) draws it from here,
+    so a bot gets the same sample wherever it plays the match."""
+    return random.Random(f"sample:{seed}:{turn}")
+
+
 def sampler(state: State, seat: int, seed: int, turn: int) -> Callable[[], State]:
     """What ``decide`` hands a searching bot on decision ``turn`` of a match played with
-    ``seed``: the same sample the match runner would send (``Turn.sample``)."""
-    return lambda: state.resample_hidden(seat, random.Random(f"sample:{seed}:{turn}"))
+    ``seed``: the same sample the match runner sends (``Turn.sample``)."""
+    return lambda: state.resample_hidden(seat, sample_rng(seed, turn))
 
 
 def register_bot(game: str, name: str, factory: HouseBotFactory) -> None:
@@ -103,20 +111,33 @@ def play(
 ) -> tuple[Any, list[tuple[int, str]]]:
     """Play one match of house bots in-process, synchronously: ``(final state, actions)``.
 
-    ``bots[seat]`` names the house bot in each seat. When several seats decide at once,
-    each is asked in seat order: no seat sees another's choice before deciding."""
+    ``bots[seat]`` names the house bot in each seat (see ``play_bots``)."""
     from . import get
 
     state = get(game).new_state(len(bots), seed, options)
     players = [house_bot(game, name, seat, seed) for seat, name in enumerate(bots)]
-    actions: list[tuple[int, str]] = []
-    while to_act := state.to_act():
-        seat = to_act[0]
-        sample = sampler(state, seat, seed, len(actions))
-        action = decide(players[seat], state.observation(seat), state.legal_actions(seat), sample)
-        state.apply(seat, action)
-        actions.append((seat, action))
-    return state, actions
+    return state, play_bots(state, players, seed)
+
+
+def play_bots(
+    state: State,
+    bots: Sequence[HouseBot],
+    seed: int,
+    sample: Callable[[State, int, int, int], Callable[[], State]] = sampler,
+) -> list[tuple[int, str]]:
+    """Play ``state``, dealt with ``seed``, to its end in-process with ``bots[seat]`` deciding
+    for each seat, through the match runner's loop (``arena.referee.match.step_in_process``):
+    no clock, an illegal action raises. Returns the ``(seat, action)`` applied.
+
+    When several seats decide at once, each is asked in seat order: no seat sees another's
+    choice before deciding. ``sample(state, seat, seed, turn)`` builds what a searching bot
+    is handed (``sampler``: what the runner sends)."""
+    from arena.referee.match import step_in_process
+
+    def ask(turn: int, seat: int) -> str:
+        return decide(bots[seat], state.observation(seat), state.legal_actions(seat), sample(state, seat, seed, turn))
+
+    return [(d.seat, d.action) for d in step_in_process(state, ask)]
 
 
 def evaluate(

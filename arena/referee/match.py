@@ -3,7 +3,9 @@
 It drives the game contract (``to_act``, ``legal_actions``, ``apply``), asks every seat in
 ``to_act()`` (all at once when the decision is simultaneous), keeps the clock, hands out
 strikes and forfeits, and writes the transcript. It knows nothing of sockets, queues or the
-store.
+store. The stepping itself (who is asked, applying, recording: ``Steps``) is the one match
+loop, which in-process play steps through too (``step_in_process``: ``arena.games.house.play``
+and the search bench).
 
 Clock rules: each decision has ``Clock.move`` seconds; time beyond that comes out of the
 seat's ``Clock.bank`` for the whole match. A seat that runs out, answers with an action
@@ -32,14 +34,15 @@ import asyncio
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena import games
+from arena.games import house
 
 from .players import Disconnected, Player, Timed, Turn
-from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision
+from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
 
 
 @dataclass(frozen=True)
@@ -99,14 +102,54 @@ class MatchResult:
         }
 
 
-def final_ranks(game_ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-    """Ranks with forfeited seats last (sharing the last rank) and the others re-ranked
-    among themselves, ties kept."""
-    alive = [s for s, out in enumerate(forfeited) if not out]
-    ranks = [len(alive) + 1] * len(game_ranks)
-    for seat in alive:
-        ranks[seat] = 1 + sum(1 for other in alive if game_ranks[other] < game_ranks[seat])
-    return ranks
+class Steps:
+    """The match loop: one match stepped from its first deal to its end, whoever answers.
+
+    ``asks()`` names the decisions to ask for now, as ``(turn id, seat)``; ``settle`` applies
+    the answers in seat order and records them as ``decisions``. Turn ids count the decisions
+    asked for (they seed the referee's random actions and the seats' samples, see
+    ``arena.games.house.sampler``). ``run_match`` asks its players through the clock;
+    ``step_in_process`` asks bots in-process (``arena.games.house.play``, the bench).
+
+    ``together``: a simultaneous decision asks every seat in ``to_act()`` on the same state,
+    none seeing another's choice (the runner); otherwise the seats are asked one at a time in
+    seat order, each on the state the previous seat's action left."""
+
+    def __init__(self, state: games.State, together: bool = True) -> None:
+        self.state = state
+        self.together = together
+        self.turns = 0
+        self.decisions: list[Decision] = []
+
+    def asks(self) -> list[tuple[int, int]]:
+        """``(turn id, seat)`` of each decision to ask for now; empty once the match is over."""
+        seats = self.state.to_act()
+        if not self.together:
+            seats = seats[:1]
+        asks = [(self.turns + index, seat) for index, seat in enumerate(seats)]
+        self.turns += len(asks)
+        return asks
+
+    def settle(self, asks: Sequence[tuple[int, int]], answers: Sequence[tuple[str, float, str]]) -> None:
+        """Apply each answer ``(action, seconds taken, code)`` to ``asks`` in seat order and
+        record it. Of a simultaneous decision, an answer that an earlier seat's action made
+        stale is dropped (that seat is asked again). An illegal action raises
+        ``games.IllegalAction``."""
+        for (turn_id, seat), (action, elapsed, code) in zip(asks, answers, strict=True):
+            if len(asks) > 1 and (seat not in self.state.to_act() or action not in self.state.legal_actions(seat)):
+                continue  # an earlier seat's action changed this seat's decision: ask again
+            self.state.apply(seat, action)
+            self.decisions.append(Decision(turn_id, seat, action, elapsed * 1000.0, code))
+
+
+def step_in_process(state: games.State, decide: Callable[[int, int], str]) -> list[Decision]:
+    """Step ``state`` to its end with ``decide(turn id, seat)`` giving each seat's action, one
+    seat at a time: bots in-process, untimed, an illegal action raising
+    ``games.IllegalAction``. Returns the decisions."""
+    steps = Steps(state, together=False)
+    while asks := steps.asks():
+        steps.settle(asks, [(decide(turn_id, seat), 0.0, OK) for turn_id, seat in asks])
+    return steps.decisions
 
 
 class _Table:
@@ -121,18 +164,15 @@ class _Table:
         self.bank = [clock.bank] * n
         self.strikes = [0] * n
         self.forfeited = [False] * n
-        self.next_turn = 0
 
     def fallback(self, turn_id: int, legal: list[str]) -> str:
         return random.Random(f"referee:{self.seed}:{turn_id}").choice(legal)
 
-    async def ask(self, state: games.State, seat: int) -> tuple[int, str, float, str]:
-        """Ask ``seat`` for a decision: (turn id, action to apply, seconds taken, code)."""
-        turn_id = self.next_turn
-        self.next_turn += 1
+    async def ask(self, state: games.State, turn_id: int, seat: int) -> tuple[str, float, str]:
+        """Ask ``seat`` for decision ``turn_id``: (action to apply, seconds taken, code)."""
         legal = state.legal_actions(seat)
         if self.forfeited[seat]:
-            return turn_id, self.fallback(turn_id, legal), 0.0, FORFEITED
+            return self.fallback(turn_id, legal), 0.0, FORFEITED
         player = self.players[seat]
         allowed = self.clock.move + self.bank[seat]
         # None: the runner times this player; else the player's bot is timed where its stream
@@ -147,7 +187,7 @@ class _Table:
             deadline=time.time() + self.clock.move,
             time_bank=self.bank[seat],
             move_time=self.clock.move,
-            sample=lambda: state.resample_hidden(seat, random.Random(f"sample:{self.seed}:{turn_id}")).to_json(),
+            sample=lambda: house.sampler(state, seat, self.seed, turn_id)().to_json(),
         )
         start = time.perf_counter()
         action: Any = None
@@ -200,7 +240,7 @@ class _Table:
                 await decided(turn_id, action, code, self.strikes[seat])
             except Exception:  # a bot that is gone cannot change the decision
                 pass
-        return turn_id, action, elapsed, code
+        return action, elapsed, code
 
 
 async def server_was_slow(player: Player) -> bool:
@@ -253,20 +293,14 @@ async def run_match(
     state = rules.new_state(len(players), seed, options)
     table = _Table(match_id, seed, players, clock or Clock())
     await prepare_players(players, table.forfeited)
-    decisions: list[Decision] = []
+    steps = Steps(state)
     started = time.perf_counter()
-    while seats := state.to_act():
-        if len(seats) == 1:
-            answers = [await table.ask(state, seats[0])]
-        else:
-            # Simultaneous decision: every seat is asked on the same state, none sees
-            # another's choice; actions are then applied in seat order.
-            answers = await asyncio.gather(*(table.ask(state, seat) for seat in seats))
-        for seat, (turn_id, action, elapsed, code) in zip(seats, answers, strict=True):
-            if len(seats) > 1 and (seat not in state.to_act() or action not in state.legal_actions(seat)):
-                continue  # an earlier seat's action changed this seat's decision: ask again
-            state.apply(seat, action)
-            decisions.append(Decision(turn_id, seat, action, elapsed * 1000.0, code))
+    while asks := steps.asks():
+        if len(asks) == 1:
+            answers = [await table.ask(state, *asks[0])]
+        else:  # simultaneous: every seat is asked at once, on the same state
+            answers = await asyncio.gather(*(table.ask(state, *ask) for ask in asks))
+        steps.settle(asks, answers)
     outcome = state.outcome()
     result = MatchResult(
         match_id=match_id,
@@ -282,7 +316,7 @@ async def run_match(
         forfeited=table.forfeited,
         capped=state.capped(),
         duration=time.perf_counter() - started,
-        decisions=decisions,
+        decisions=steps.decisions,
     )
     summary = {"match_id": match_id, "scores": result.scores, "ranks": result.ranks,
                "forfeited": result.forfeited, "reason": "turn_cap" if result.capped else "finished"}

@@ -1,11 +1,10 @@
 """Replay data for the match viewer: every decision of a finished match and, for one view
 (a seat's observation, or the full state), the view after each decision.
 
-The views are computed by replaying the transcript's actions on
-``new_state(num_players, seed, options)``, exactly as ``arena.referee.replay`` does. Frames
-are sent as differences: frame 0 holds every field, frame ``k`` only the top-level fields
-that changed with decision ``k`` (and the names of those that disappeared), so a long match
-stays small. The JSON is assembled from per-field encodings, which is also how changes are
+The views are of the states ``arena.referee.transcript.replay`` rebuilds from the
+transcript, which also checks that they give the recorded scores and ranks. Frames are sent
+as differences: frame 0 holds every field, frame ``k`` only the top-level fields that changed
+with decision ``k`` (and the names of those that disappeared), so a long match stays small. The JSON is assembled from per-field encodings, which is also how changes are
 found, so nothing is encoded twice.
 """
 
@@ -15,7 +14,7 @@ import json
 from typing import Any
 
 from arena import games
-from arena.referee.transcript import ReplayMismatch
+from arena.referee.transcript import replay as transcript_replay
 
 from . import boards
 
@@ -68,25 +67,19 @@ def _frame(previous: dict[str, Any], current: dict[str, Any]) -> str:
 
 def replay_json(transcript: dict[str, Any], view: str | int, seats: list[str]) -> str:
     """The viewer's data as a JSON text: the match's decisions, outcome and board, and the
-    frames of ``view``. Raises ``ReplayMismatch`` if the actions do not replay."""
-    game = games.get(transcript["game"])
-    if str(transcript.get("version", game.version)) != game.version:
-        raise ReplayMismatch(f"transcript is for {game.name} version {transcript['version']}, "
-                             f"rules are {game.version}")
-    state = game.new_state(transcript["num_players"], transcript["seed"], transcript["options"])
+    frames of ``view``. Raises ``ReplayMismatch`` if the actions do not replay or do not give
+    the recorded scores and ranks."""
     previous: dict[str, Any] = {}
     frames = []
-    for index, row in enumerate([None, *transcript["decisions"]]):
-        if row is not None:
-            try:
-                state.apply(int(row[1]), str(row[2]))
-            except games.IllegalAction as error:
-                raise ReplayMismatch(f"decision {index}: {error}") from None
+
+    def frame(state: games.State) -> None:
+        nonlocal previous
         current = _encoded(_fields(state, view), previous)
         frames.append(_frame(previous, current))
         previous = current
-    if not state.is_terminal() or state.outcome().scores != transcript["scores"]:
-        raise ReplayMismatch(f"the actions of match {transcript.get('match_id')} do not reproduce its outcome")
+
+    transcript_replay(transcript, frame)
+    game = games.get(transcript["game"])
     head = {
         "match_id": transcript.get("match_id"), "game": game.name, "title": game.title,
         "num_players": transcript["num_players"], "seats": seats, "view": view,

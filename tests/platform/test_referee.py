@@ -32,11 +32,13 @@ def test_transcript_replay_reproduces_every_game(game):
         assert [d.action for d in again.decisions] == [d.action for d in result.decisions]
 
 
-def test_replay_detects_a_tampered_transcript():
+@pytest.mark.parametrize("key", ["scores", "game_ranks", "ranks"])
+def test_replay_detects_a_tampered_transcript(key):
     game = fast_games(1)[0]
     result = play_match(game, house_players(game, 2, 5), 5)
     transcript = result.transcript()
-    transcript["scores"] = [s + 1 for s in transcript["scores"]]
+    assert transcript["ranks"] != transcript["ranks"][::-1]
+    transcript[key] = [s + 1 for s in transcript["scores"]] if key == "scores" else transcript[key][::-1]
     with pytest.raises(ValueError):
         replay(transcript)
 

@@ -10,11 +10,11 @@ is sent ``resample_hidden(seat)`` of that true state, exactly what the runner wi
 from __future__ import annotations
 
 import asyncio
-import random
 from dataclasses import dataclass
 from typing import Any
 
 from arena import games
+from arena.games.house import sampler
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.players import Turn
@@ -39,8 +39,7 @@ class Shadow:
         self.seed = seed
 
     def sample(self, seat: int, turn_id: int) -> dict[str, Any]:
-        rng = random.Random(f"sample:{self.seed}:{turn_id}")
-        return self.state.resample_hidden(seat, rng).to_json()
+        return sampler(self.state, seat, self.seed, turn_id)().to_json()
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ what they show, and that nothing of an unfinished deal leaks."""
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 import pytest
 
 from arena import games
 from arena.referee import replay as referee_replay
 from arena.store import db
+from arena.web import caches
 from arena.web import queries as web_queries
 
 from .conftest import GAMES, frames
@@ -181,25 +183,47 @@ def test_the_api_behind_a_real_server(server, store):
     assert httpx.get(f"{server.url}/api/v1/matches/{store.running_match}/replay", timeout=10).status_code == 404
 
 
-def test_a_transcript_of_older_rules_is_refused_not_misplayed(client, store):
+@contextmanager
+def tampered(store, match_id: int, changes: dict):
+    """The stored transcript of ``match_id`` with ``changes`` while the block runs, its replay
+    not cached."""
     import sqlalchemy as sa
 
     from arena.store.queries import transcript_t
 
-    match_id = store.faulty_match
     with db.read(store.url) as c:
         original = c.execute(sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)).scalar_one()
+    caches.replays.clear()
     try:
         with db.transaction(store.url) as c:
             c.execute(transcript_t.update().where(transcript_t.c.match_id == match_id)
-                      .values(data=original | {"version": "0"}))
-        response = client.get(f"/api/v1/matches/{match_id}/replay", params={"view": "1"})
-        assert response.status_code == 409 and "version 0" in response.json()["detail"]
+                      .values(data=original | changes))
+        yield original
     finally:
         with db.transaction(store.url) as c:
             c.execute(transcript_t.update().where(transcript_t.c.match_id == match_id).values(data=original))
+        caches.replays.clear()
 
 
+def test_a_transcript_of_older_rules_is_refused_not_misplayed(client, store):
+    with tampered(store, store.faulty_match, {"version": "0"}):
+        response = client.get(f"/api/v1/matches/{store.faulty_match}/replay", params={"view": "1"})
+        assert response.status_code == 409 and "version 0" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("key", ["scores", "game_ranks", "ranks"])
+def test_a_transcript_whose_result_the_actions_do_not_give_is_refused(client, store, key):
+    """Scores, the rules' ranks and the final standings (the flaky bot forfeited: last,
+    whatever its cards) must all be what the actions give."""
+    with db.read(store.url) as c:
+        recorded = web_queries.transcript_if_allowed(c, store.faulty_match)
+    assert recorded["forfeited"] == [False, True] and recorded["ranks"] == [1, 2]
+    changed = {"scores": [s + 1 for s in recorded["scores"]], "game_ranks": recorded["game_ranks"][::-1],
+               "ranks": recorded["ranks"][::-1]}[key]
+    assert client.get(f"/api/v1/matches/{store.faulty_match}/replay").status_code == 200
+    with tampered(store, store.faulty_match, {key: changed}):
+        response = client.get(f"/api/v1/matches/{store.faulty_match}/replay")
+        assert response.status_code == 409 and str(changed) in response.json()["detail"]
 def test_a_twins_results_are_sealed_on_every_page_and_endpoint(client, store):
     """Issue 22 §2: while the second rotation of a deal waits, the finished first rotation's
     ranks, scores, strikes, decision count and duration were on its JSON, the tournament page
