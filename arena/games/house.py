@@ -18,6 +18,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .steps import step_in_process
+
 if TYPE_CHECKING:
     from .base import State
 
@@ -126,14 +128,12 @@ def play_bots(
     sample: Callable[[State, int, int, int], Callable[[], State]] = sampler,
 ) -> list[tuple[int, str]]:
     """Play ``state``, dealt with ``seed``, to its end in-process with ``bots[seat]`` deciding
-    for each seat, through the match runner's loop (``arena.referee.match.step_in_process``):
+    for each seat, through the one match loop (``arena.games.steps.step_in_process``):
     no clock, an illegal action raises. Returns the ``(seat, action)`` applied.
 
     When several seats decide at once, each is asked in seat order: no seat sees another's
     choice before deciding. ``sample(state, seat, seed, turn)`` builds what a searching bot
     is handed (``sampler``: what the runner sends)."""
-    from arena.referee.match import step_in_process
-
     def ask(turn: int, seat: int) -> str:
         return decide(bots[seat], state.observation(seat), state.legal_actions(seat), sample(state, seat, seed, turn))
 

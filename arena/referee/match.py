@@ -34,12 +34,13 @@ import asyncio
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena import games
 from arena.games import house
+from arena.games.steps import Steps
 
 from .players import Disconnected, Player, Timed, Turn
 from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
@@ -100,56 +101,6 @@ class MatchResult:
             "capped": self.capped,
             "decisions": [d.to_json() for d in self.decisions],
         }
-
-
-class Steps:
-    """The match loop: one match stepped from its first deal to its end, whoever answers.
-
-    ``asks()`` names the decisions to ask for now, as ``(turn id, seat)``; ``settle`` applies
-    the answers in seat order and records them as ``decisions``. Turn ids count the decisions
-    asked for (they seed the referee's random actions and the seats' samples, see
-    ``arena.games.house.sampler``). ``run_match`` asks its players through the clock;
-    ``step_in_process`` asks bots in-process (``arena.games.house.play``, the bench).
-
-    ``together``: a simultaneous decision asks every seat in ``to_act()`` on the same state,
-    none seeing another's choice (the runner); otherwise the seats are asked one at a time in
-    seat order, each on the state the previous seat's action left."""
-
-    def __init__(self, state: games.State, together: bool = True) -> None:
-        self.state = state
-        self.together = together
-        self.turns = 0
-        self.decisions: list[Decision] = []
-
-    def asks(self) -> list[tuple[int, int]]:
-        """``(turn id, seat)`` of each decision to ask for now; empty once the match is over."""
-        seats = self.state.to_act()
-        if not self.together:
-            seats = seats[:1]
-        asks = [(self.turns + index, seat) for index, seat in enumerate(seats)]
-        self.turns += len(asks)
-        return asks
-
-    def settle(self, asks: Sequence[tuple[int, int]], answers: Sequence[tuple[str, float, str]]) -> None:
-        """Apply each answer ``(action, seconds taken, code)`` to ``asks`` in seat order and
-        record it. Of a simultaneous decision, an answer that an earlier seat's action made
-        stale is dropped (that seat is asked again). An illegal action raises
-        ``games.IllegalAction``."""
-        for (turn_id, seat), (action, elapsed, code) in zip(asks, answers, strict=True):
-            if len(asks) > 1 and (seat not in self.state.to_act() or action not in self.state.legal_actions(seat)):
-                continue  # an earlier seat's action changed this seat's decision: ask again
-            self.state.apply(seat, action)
-            self.decisions.append(Decision(turn_id, seat, action, elapsed * 1000.0, code))
-
-
-def step_in_process(state: games.State, decide: Callable[[int, int], str]) -> list[Decision]:
-    """Step ``state`` to its end with ``decide(turn id, seat)`` giving each seat's action, one
-    seat at a time: bots in-process, untimed, an illegal action raising
-    ``games.IllegalAction``. Returns the decisions."""
-    steps = Steps(state, together=False)
-    while asks := steps.asks():
-        steps.settle(asks, [(decide(turn_id, seat), 0.0, OK) for turn_id, seat in asks])
-    return steps.decisions
 
 
 class _Table:

@@ -8,10 +8,10 @@ outcome code). Replaying the actions on a fresh state must give the same outcome
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from arena import games
+from arena.games.steps import OK, Decision
 
 # Outcome codes of a decision (the rules are ``arena.referee.match``'s). Anything but OK gets
 # the referee's seeded random legal action. TIMEOUT, ILLEGAL, MALFORMED and DISCONNECTED earn
@@ -19,7 +19,6 @@ from arena import games
 # (``ARENA_CLOCK_ALLOWANCE`` past the bot's time) passes with no word from the gateway while the
 # bot is still connected, the server was slow, not the bot: no strike, no bank spent. FORFEITED
 # marks the random actions played for a seat that is out (no strike either: it is out already).
-OK = "ok"
 TIMEOUT = "timeout"
 ILLEGAL = "illegal"
 MALFORMED = "malformed"
@@ -32,32 +31,6 @@ class ReplayMismatch(ValueError):
     """A transcript whose actions do not reproduce its recorded outcome."""
 
 
-@dataclass(frozen=True)
-class Decision:
-    """One applied action: the turn it answered, the seat, the action, the time the seat
-    took in milliseconds (``ms``) and the outcome code.
-
-    ``ms`` is the time the seat's clock counted. For an external bot the gateway measures it
-    where the bot's stream is held: from the moment the turn was written to the stream until
-    the bot's move arrived there, less any stall of the gateway's own loop meanwhile
-    (``arena.referee.gateway``). A turn sent again on a new stream after a reconnect, or one
-    that ran out while the bot had no stream, is timed by the runner from when it first sent
-    it (``arena.referee.remote``). Otherwise (a house bot, a bot that disconnected) it is the
-    runner's time around the seat's ``act``. A turn the server could not time (the server's TIMEOUT above) holds the
-    runner's wait and was charged nothing; a forfeited seat's turn holds 0."""
-
-    turn: int
-    seat: int
-    action: str
-    ms: float
-    code: str = OK
-
-    def to_json(self) -> list[Any]:
-        return [self.turn, self.seat, self.action, round(self.ms, 3), self.code]
-
-    @staticmethod
-    def from_json(row: list[Any]) -> Decision:
-        return Decision(int(row[0]), int(row[1]), str(row[2]), float(row[3]), str(row[4]))
 
 
 def final_ranks(game_ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
