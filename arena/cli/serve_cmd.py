@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from arena.clock import Clock
 from arena.server.settings import ServerSettings
 
 from .jsonout import add_json_flag, print_json
@@ -47,11 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
-    challenge.add_argument("--move-time", type=float, default=2.0,
-                           help="seconds per decision (default 2; a bot's challenge: at most "
+    challenge.add_argument("--move-time", type=float, default=Clock().move,
+                           help="seconds per decision (default %(default)g; a bot's challenge: at most "
                                 "ARENA_CHALLENGE_MOVE_SECONDS on the server, 10 unless set)")
-    challenge.add_argument("--time-bank", type=float, default=30.0,
-                           help="overage seconds per seat (default 30; a bot's challenge: at most "
+    challenge.add_argument("--time-bank", type=float, default=Clock().bank,
+                           help="overage seconds per seat (default %(default)g; a bot's challenge: at most "
                                 "ARENA_CHALLENGE_BANK_SECONDS on the server, 60 unless set)")
     challenge.add_argument("--ca", type=Path, metavar="FILE",
                            help="connect with TLS, trusting this PEM certificate (default ARENA_TLS_CA)")

@@ -17,6 +17,7 @@ import sys
 import sqlalchemy as sa
 
 from arena import games
+from arena.clock import Clock
 from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
 from arena.tournaments import cancel_tournament, create_tournament, same_deals
@@ -50,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the same games, table sizes, repetitions and number of bots give every group T's deal)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
-    create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
-    create.add_argument("--time-bank", type=float, default=30.0, help="overage seconds per match")
+    create.add_argument("--move-time", type=float, default=Clock().move, help="seconds per decision")
+    create.add_argument("--time-bank", type=float, default=Clock().bank, help="overage seconds per match")
     create.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                         help="a rule option for one game")
     create.add_argument("--run", action="store_true", help="dispatch the matches and wait for the end")

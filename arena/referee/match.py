@@ -37,18 +37,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena import games
+from arena.clock import Clock
 
 from .players import Disconnected, Player, Timed, Turn
 from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time control of a match: seconds per move, the overage bank, strikes to forfeit."""
-
-    move: float = 2.0
-    bank: float = 30.0
-    strikes: int = 3
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 
 from arena import games
+from arena.clock import Clock
 from arena.games import BadOptions
 from arena.ratelimit import RateLimiter, Unavailable, per_minute
 from arena.referee import external
@@ -129,11 +130,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             options = {g.game: json_object(g.options_json) for g in request.games if g.options_json}
             sizes = sorted({n for g in request.games for n in g.table_sizes}) or [2]
+            clock = Clock.from_ms(request.move_deadline_ms, request.time_bank_ms)
             tournament_id = await self._db(lambda c: tournaments.create_tournament(
                 c, [g.game for g in request.games], list(request.bots), sizes=sizes,
                 repetitions=request.repetitions or 1, seed=request.seed or None, rated=request.rated,
-                name=request.name, move_time=(request.move_deadline_ms or 2000) / 1000,
-                time_bank=(request.time_bank_ms or 30000) / 1000, options=options))
+                name=request.name, move_time=clock.move, time_bank=clock.bank, options=options))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         start_in_background(tournament_id)
@@ -252,7 +253,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                                     f"try again in {wait} s")
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
-        move_time, time_bank = (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000
+        clock = Clock.from_ms(request.move_deadline_ms, request.time_bank_ms)
+        move_time, time_bank = clock.move, clock.bank
         try:
             if bot is not None:
                 check_challenge_clock(move_time, time_bank, self.settings.challenge_move_seconds,

@@ -205,8 +205,9 @@ def claim_matches(
 
 
 def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
-    clock = Clock(move=first_set(row.clock_move, row.move_time, 2.0),
-                  bank=first_set(row.clock_bank, row.time_bank, 30.0))
+    default = Clock()
+    clock = Clock(move=first_set(row.clock_move, row.move_time, default.move),
+                  bank=first_set(row.clock_bank, row.time_bank, default.bank))
     seats = tuple(
         {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy, "think": bots[b].think}
         for b in row.seating

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.clock import Clock
 from arena.games import house
 from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
@@ -36,8 +37,8 @@ def create_tournament(
     seed: int | None = None,
     rated: bool = True,
     name: str = "",
-    move_time: float = 2.0,
-    time_bank: float = 30.0,
+    move_time: float = Clock().move,
+    time_bank: float = Clock().bank,
     options: dict[str, dict[str, Any]] | None = None,
     deal_key: bytes | None = None,
 ) -> int:
