@@ -9,7 +9,7 @@ import argparse
 import json
 
 from arena.server.ids import parse_id
-from arena.store import db, disclosure
+from arena.store import db, disclosure, queries
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +42,7 @@ def failure(match_id: int) -> str:
 def run_show(args: argparse.Namespace) -> int:
     args.id = parse_id(args.id, "match")
     with db.read() as connection:
-        match = disclosure.public_detail(connection, args.id)
+        match = disclosure.public_detail(connection, queries.match_detail(connection, args.id))
     transcript = match["transcript"]
     if args.json:
         print(json.dumps(transcript, indent=1, default=str))

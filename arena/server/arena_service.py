@@ -220,7 +220,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         await self._count_read(context)
         match_id = await self._id(request.match_id, "match", context)
         try:
-            detail = await self._db(lambda c: disclosure.public_detail(c, match_id), read=True)
+            detail = await self._db(lambda c: disclosure.public_detail(c, queries.match_detail(c, match_id)), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no match {request.match_id!r}"))
         transcript = detail.get("transcript") or {}
