@@ -286,6 +286,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
     from arena.referee import external
     from arena.server.embedded import BackgroundServer
     from arena.store import db
+    from arena.store.statuses import MatchStatus
     from arena.tournaments import create_tournament
     from workers.dispatch import run_tournament
 
@@ -313,7 +314,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
                     tid = create_tournament(connection, ["crazy_eights"], lineup, [2], repetitions, 5, rated=True)
                 started = time.perf_counter()
                 status = run_tournament(tid, wait=True)
-                matches = sum(g["done"] for g in status["games"].values())
+                matches = sum(g[MatchStatus.DONE] for g in status["games"].values())
                 rates.append(matches / (time.perf_counter() - started))
         finally:
             for bot in bots:

@@ -30,6 +30,7 @@ from arena.store import db
 from arena.store.models import Bot, Match, utcnow
 from arena.store.queries import tournament_status
 from arena.store.results import finish_if_complete
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import pending_match_ids
 
 from .outage import ride_out, stderr_notice
@@ -101,7 +102,7 @@ def mark_sent(match_ids: Sequence[int], url: str | None = None, holder: str | No
     values: dict[str, Any] = {"sent_at": utcnow()} | ({"claimed_by": holder} if holder else {})
     with db.transaction(url) as connection:
         for chunk in batches(list(match_ids), 1000):  # bounded IN lists
-            connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == "scheduled")
+            connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == MatchStatus.SCHEDULED)
                                .values(values))
 
 
@@ -211,12 +212,10 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
 
 def unfinished(match_ids: Sequence[int]) -> list[int]:
     """Those of ``match_ids`` not yet finished, in order."""
-    from arena.tournaments.play import PENDING
-
     match_t = Match.__table__
     with db.read() as connection:
         return list(connection.execute(
-            sa.select(match_t.c.id).where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(PENDING))
+            sa.select(match_t.c.id).where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(MatchStatus.PENDING))
             .order_by(match_t.c.id)).scalars())
 
 
@@ -284,11 +283,11 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         status = read_status(tournament_id, notice)
-        done = sum(g["done"] + g["failed"] + g["cancelled"] for g in status["games"].values())
+        done = sum(g[over] for g in status["games"].values() for over in MatchStatus.OVER)
         total = sum(g["total"] for g in status["games"].values())
         if progress:
             progress(done, total)
-        if status["status"] != "running":
+        if status["status"] != TournamentStatus.RUNNING:
             return status
         if done >= total:
             # Every match is over and the last recorder has not closed it yet (or died before

@@ -10,6 +10,7 @@ import json
 
 from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
+from arena.store.statuses import MatchStatus
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,7 +52,7 @@ def run_show(args: argparse.Namespace) -> int:
     seed = "sealed until its deal is over" if match["sealed"] else f"seed {match['seed']}"
     print(f"match {match['id']}: {match['game']}, {seed}, {rated}, {match['status']}"
           + (f", tournament {match['tournament_id']}" if match["tournament_id"] else ""))
-    if match["status"] == "failed":
+    if match["status"] == MatchStatus.FAILED:
         print(f"  error: {failure(args.id)}")
     if match["options"]:
         print(f"  options {json.dumps(match['options'])}")

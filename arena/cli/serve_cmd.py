@@ -15,6 +15,7 @@ from pathlib import Path
 
 from arena.clock import Clock
 from arena.server.settings import ServerSettings
+from arena.store.statuses import MatchStatus
 
 from .jsonout import add_json_flag, print_json
 
@@ -181,7 +182,7 @@ def run_challenge(args: argparse.Namespace) -> int:
         print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}",
               file=sys.stderr, flush=True)
         try:
-            while (detail := stub.GetMatch(ref, timeout=30)).summary.status in ("scheduled", "running"):
+            while (detail := stub.GetMatch(ref, timeout=30)).summary.status in MatchStatus.PENDING:
                 time.sleep(0.3)
         except grpc.RpcError as error:
             raise ValueError(f"{address}: match {ref.match_id}: {error.details()}") from None
@@ -190,7 +191,7 @@ def run_challenge(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print_challenge(result)
-    return 0 if result["status"] == "done" else 1
+    return 0 if result["status"] == MatchStatus.DONE else 1
 
 
 def milliseconds(seconds: float) -> int:
@@ -215,7 +216,7 @@ def challenge_result(detail) -> dict:
 
 def print_challenge(result: dict) -> None:
     print(f"match {result['match']} ({result['game']}): {result['status']}"
-          + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == "done" else ""))
+          + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == MatchStatus.DONE else ""))
     for seat in result["seats"]:
         finish = f"rank {seat['rank']}, score {seat['score']:g}" if seat["rank"] is not None else "no result"
         print(f"  seat {seat['seat']}: {seat['bot']:<16} {finish}")

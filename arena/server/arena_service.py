@@ -24,6 +24,7 @@ from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.settings import load as load_settings
 from arena.store import bot_tokens, db, disclosure, queries
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -148,7 +149,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {ref.tournament_id!r}"))
         return arena_pb2.TournamentStatus(
             tournament_id=str(status["id"]), name=status["name"], status=status["status"],
-            progress=[arena_pb2.GameProgress(game=g, done=c["done"] + c["failed"] + c["cancelled"], total=c["total"])
+            progress=[arena_pb2.GameProgress(game=g, done=sum(c[s] for s in MatchStatus.OVER), total=c["total"])
                       for g, c in status["games"].items()])
 
     async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
@@ -172,7 +173,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 if status != last:
                     yield status
                     last = status
-                if status.status != "running":
+                if status.status != TournamentStatus.RUNNING:
                     return
                 await asyncio.sleep(FOLLOW_POLL)
         finally:
