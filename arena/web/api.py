@@ -8,7 +8,7 @@ anywhere (``arena.store.disclosure``); tournament seeds and deal keys are never 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -24,10 +24,12 @@ BoardLimit = Annotated[int, Query(ge=1, le=1000)]
 # lookup): a deal that was over can come back into play when a tournament replays its seed,
 # and then the store, not a cache, says that the replay is sealed again.
 REPLAY_CACHE_CONTROL = "public, no-cache"
-# The statuses a listing is filtered by, as their plain strings: the schema and a refusal
-# name them as text, not as an enum type of their own.
-TournamentStatusName = Literal[tuple(s.value for s in TournamentStatus)]  # type: ignore[valid-type]
-MatchStatusName = Literal[tuple(s.value for s in MatchStatus)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    TournamentStatusName = str
+    MatchStatusName = str
+else:  # the statuses a listing is filtered by, as plain strings: the schema and a refusal name them as text
+    TournamentStatusName = Literal[tuple(s.value for s in TournamentStatus)]
+    MatchStatusName = Literal[tuple(s.value for s in MatchStatus)]
 
 
 def _url(request: Request) -> str | None:
