@@ -254,7 +254,7 @@ async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
         match_id = f"bench-{uuid.uuid4().hex[:8]}"
         info = MatchInfo(match_id, GAME, {}, 0, 2, ["bench", "house"], 2000, 30_000)
         players = [RoundTrips(mailbox, BOT.bot_id, info), HousePlayer(GAME, "random", 1, seed)]
-        result = await run_match(GAME, players, seed, clock=Clock(2.0, 30.0), match_id=match_id)
+        result = await run_match(GAME, players, seed, clock=Clock(), match_id=match_id)
         if set(result.codes()) != {"ok"}:
             raise RuntimeError(f"the bench bot misbehaved: {result.codes()}")
     return samples
@@ -286,6 +286,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
     from arena.referee import external
     from arena.server.embedded import BackgroundServer
     from arena.store import db
+    from arena.store.statuses import MatchStatus
     from arena.tournaments import create_tournament
     from workers.follow import run_tournament
 
@@ -313,7 +314,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
                     tid = create_tournament(connection, ["crazy_eights"], lineup, [2], repetitions, 5, rated=True)
                 started = time.perf_counter()
                 status = run_tournament(tid, wait=True)
-                matches = sum(g["done"] for g in status["games"].values())
+                matches = sum(g[MatchStatus.DONE] for g in status["games"].values())
                 rates.append(matches / (time.perf_counter() - started))
         finally:
             for bot in bots:

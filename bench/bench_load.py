@@ -246,12 +246,14 @@ class Sampler(threading.Thread):
         import sqlalchemy as sa
 
         from arena.store import db
+        from arena.store.statuses import MatchStatus
 
         with db.read(self.url) as connection:
             counts = dict(connection.execute(sa.text("SELECT status, count(*) FROM match GROUP BY status")).all())
         seats = sum(self.redis.zcard(key) for key in self.redis.scan_iter(f"{self.prefix}live:*", count=1000))
-        row: dict[str, float] = {"t": time.monotonic(), "running": counts.get("running", 0),
-                                 "done": counts.get("done", 0), "failed": counts.get("failed", 0),
+        row: dict[str, float] = {"t": time.monotonic(),
+                                 **{s: counts.get(s, 0) for s in (MatchStatus.RUNNING, MatchStatus.DONE,
+                                                                  MatchStatus.FAILED)},
                                  "playing": seats / 2,
                                  "redis_clients": int(self.redis.info("clients")["connected_clients"])}
         for role, pids in self.pids.items():
@@ -309,11 +311,12 @@ def finished(url: str, ids: list[int]) -> bool:
     import sqlalchemy as sa
 
     from arena.store import db
+    from arena.store.statuses import MatchStatus
 
     with db.read(url) as connection:
         return not connection.execute(sa.text(
-            "SELECT count(*) FROM match WHERE id = ANY(:ids) AND status IN ('scheduled', 'running')"),
-            {"ids": ids}).scalar_one()
+            "SELECT count(*) FROM match WHERE id = ANY(:ids) AND status = ANY(:pending)"),
+            {"ids": ids, "pending": list(MatchStatus.PENDING)}).scalar_one()
 
 
 def run(sizes: Sizes) -> None:
@@ -429,20 +432,22 @@ def _bench_platform():
 
 def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Sampler, bots: int,
            processes: Processes, calls: dict[str, int], cpu: dict[str, float]) -> None:
+    from arena.store.statuses import MatchStatus
+
     found = outcomes(url, ids)
-    done = found["states"].get("done", 0)
+    done = found["states"].get(MatchStatus.DONE, 0)
     p50, p99 = percentiles(found["times"])
-    running, playing = sampler.peak("running"), sampler.peak("playing")
+    running, playing = sampler.peak(MatchStatus.RUNNING), sampler.peak("playing")
     moves = max(1, sum(found["codes"].values()))
-    print(f"matches: {len(ids)} sent, {done} done, other states {({k: v for k, v in found['states'].items() if k != 'done'})}"
+    print(f"matches: {len(ids)} sent, {done} done, other states {({k: v for k, v in found['states'].items() if k != MatchStatus.DONE})}"
           f" in {elapsed:.1f} s = {done / elapsed:.1f} matches/s, {moves / elapsed:.0f} external moves/s")
-    print(f"peak in flight: {running.get('running', 0):.0f} matches running (store), "
+    print(f"peak in flight: {running.get(MatchStatus.RUNNING, 0):.0f} matches running (store), "
           f"{playing.get('playing', 0):.0f} with both seats in play (mailbox)")
     print(f"move round trip under load (referee's Decision.ms, {len(found['times'])} external decisions): "
           f"p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     peak_rss = {role: max((s.get(f"rss_{role}", 0) for s in sampler.samples), default=0)
                 for role in ("fleets", "gateways", "live", "house")}
-    at_peak = running.get("running", 0) or 1
+    at_peak = running.get(MatchStatus.RUNNING, 0) or 1
     print(f"memory (peak RSS): fleets {peak_rss['fleets']:.0f} MB = {1024 * peak_rss['fleets'] / bots:.0f} kB/bot; "
           f"gateways {peak_rss['gateways']:.0f} MB = {1024 * peak_rss['gateways'] / bots:.0f} kB/connected bot; "
           f"live worker {peak_rss['live']:.0f} MB = {1024 * running.get('rss_live', 0) / at_peak:.0f} kB/match in "

@@ -191,6 +191,7 @@ def leaderboard_at_scale(url: str, matches: int = 1_000_000, bots: int = 500) ->
     """Fill the store with ``matches`` recorded two-player matches (set-based SQL, no
     transcripts) and time the leaderboard query (median of 50, milliseconds)."""
     from arena.store import db, queries
+    from arena.store.statuses import MatchStatus
 
     eng = db.engine(url)
     pg = eng.dialect.name == "postgresql"
@@ -202,8 +203,8 @@ def leaderboard_at_scale(url: str, matches: int = 1_000_000, bots: int = 500) ->
         c.execute(sa.text(f"INSERT INTO bot (name, kind, strategy, think, created_at) "
                           f"SELECT 'bench-' || i, 'house', 'random', 0, {now} FROM ({series}) AS s"), {"n": bots})
         c.execute(sa.text(f"INSERT INTO match (id, game, options, seed, seating, rated, status, attempts, created_at) "
-                          f"SELECT i, :game, '{{}}', i, {json_seating}, true, 'done', 1, {now} FROM ({series}) AS s"),
-                  {"n": matches, "b": bots, "game": GAME})
+                          f"SELECT i, :game, '{{}}', i, {json_seating}, true, :done, 1, {now} FROM ({series}) AS s"),
+                  {"n": matches, "b": bots, "game": GAME, "done": MatchStatus.DONE})
         c.execute(sa.text(f"INSERT INTO result (seq, match_id, game, finished_at, duration_ms, decisions, capped) "
                           f"SELECT i, i, :game, {now}, 1.0, 40, false FROM ({series}) AS s"),
                   {"n": matches, "game": GAME})

@@ -39,6 +39,7 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.queries import transcript_t
+from arena.store.statuses import MatchStatus
 
 from . import bench_web
 from .bench_gateway import percentiles
@@ -106,7 +107,7 @@ def play(arena: arena_pb2_grpc.ArenaStub, bot: str, url: str, moves: int) -> lis
         ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=[bot, "house:random"]),
                               metadata=admin, timeout=60)
         deadline = time.monotonic() + 300
-        while arena.GetMatch(ref, metadata=admin, timeout=60).summary.status in ("scheduled", "running"):
+        while arena.GetMatch(ref, metadata=admin, timeout=60).summary.status in MatchStatus.PENDING:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"challenge {ref.match_id} never finished")
             time.sleep(0.1)

@@ -28,7 +28,9 @@ from pathlib import Path
 import httpx
 
 from arena import games
+from arena.clock import Clock
 from arena.store import db
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 BOTS = 120
 BOTS_PER_GAME = 40
@@ -70,7 +72,7 @@ def build(path: Path, matches: int) -> dict:
     tournaments = -(-matches // MATCHES_PER_TOURNAMENT)
     c.executemany("INSERT INTO tournament (id, name, status, rated, seed, move_time, time_bank, spec, created_at, "
                   "finished_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                  [(t, f"bench {t}", "done", 1, t, 2.0, 30.0, json.dumps({"games": names, "bots": []}),
+                  [(t, f"bench {t}", TournamentStatus.DONE, 1, t, Clock().move, Clock().bank, json.dumps({"games": names, "bots": []}),
                     _when(t), _when(t + 1)) for t in range(1, tournaments + 1)])
     elo = {(b, g): 1500.0 for g in names for b in pools[g]}
     tally = {key: [0, 0.0, 0, 0.0] for key in elo}  # matches, wins, rank_sum, information
@@ -90,7 +92,7 @@ def build(path: Path, matches: int) -> dict:
 
     def flush():
         c.executemany("INSERT INTO match (id, tournament_id, game, options, seed, seating, rated, status, attempts, "
-                      "claimed_by, created_at, started_at) VALUES (?,?,?,'{}',?,?,1,'done',1,'bench:1',?,?)", batch_m)
+                      "claimed_by, created_at, started_at) VALUES (?,?,?,'{}',?,?,1,?,1,'bench:1',?,?)", batch_m)
         c.executemany("INSERT INTO result (seq, match_id, game, finished_at, duration_ms, decisions, capped) "
                       "VALUES (?,?,?,?,?,?,0)", batch_r)
         c.executemany("INSERT INTO match_seat (match_id, seat, bot_id, score, rank, strikes, forfeited) "
@@ -103,7 +105,7 @@ def build(path: Path, matches: int) -> dict:
     for m, game, seating, ranks, s in rows():
         when = _when(m)
         batch_m.append((m, (m - 1) // MATCHES_PER_TOURNAMENT + 1, game, rng.getrandbits(48), json.dumps(seating),
-                        when, when))
+                        MatchStatus.DONE, when, when))
         batch_r.append((s, m, game, when, 3.0, 120))
         for seat, (bot, rank) in enumerate(zip(seating, ranks, strict=True)):
             batch_s.append((m, seat, bot, float(len(seating) - rank), rank))
@@ -125,9 +127,9 @@ def build(path: Path, matches: int) -> dict:
     transcript = long_match()
     m = matches + 1
     c.execute("INSERT INTO match (id, tournament_id, game, options, seed, seating, rated, status, attempts, "
-              "created_at) VALUES (?,NULL,?,?,?,?,0,'done',1,?)",
+              "created_at) VALUES (?,NULL,?,?,?,?,0,?,1,?)",
               (m, transcript["game"], json.dumps(transcript["options"]), transcript["seed"], json.dumps([1, 2, 3]),
-               _when(m)))
+               MatchStatus.DONE, _when(m)))
     c.execute("INSERT INTO result (seq, match_id, game, finished_at, duration_ms, decisions, capped) "
               "VALUES (?,?,?,?,1,?,0)", (seq + 1, m, transcript["game"], _when(m), len(transcript["decisions"])))
     c.executemany("INSERT INTO match_seat VALUES (?,?,?,?,?,0,0)",

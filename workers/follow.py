@@ -14,6 +14,7 @@ from arena.config import settings
 from arena.store import db
 from arena.store.queries import tournament_status
 from arena.store.results import finish_if_complete
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import pending_match_ids
 
 from . import pool
@@ -33,11 +34,11 @@ def wait_for(tournament_id: int, progress: Progress | None = None, timeout: floa
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         status = read_status(tournament_id, notice)
-        done = sum(g["done"] + g["failed"] + g["cancelled"] for g in status["games"].values())
+        done = sum(g[over] for g in status["games"].values() for over in MatchStatus.OVER)
         total = sum(g["total"] for g in status["games"].values())
         if progress:
             progress(done, total)
-        if status["status"] != "running":
+        if status["status"] != TournamentStatus.RUNNING:
             return status
         if done >= total:
             # Every match is over and the last recorder has not closed it yet (or died before

@@ -24,8 +24,9 @@ import sqlalchemy as sa
 from arena.config import settings
 from arena.store import db
 from arena.store.models import Match
+from arena.store.statuses import MatchStatus
 from arena.tournaments.leases import queued_here
-from arena.tournaments.play import PENDING, using_runner, worker_name
+from arena.tournaments.play import using_runner, worker_name
 
 from . import live
 from .send import batches, mark_sent, plan
@@ -129,7 +130,7 @@ def unfinished(match_ids: Sequence[int]) -> list[int]:
     match_t = Match.__table__
     with db.read() as connection:
         return list(connection.execute(
-            sa.select(match_t.c.id).where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(PENDING))
+            sa.select(match_t.c.id).where(match_t.c.id.in_(list(match_ids)), match_t.c.status.in_(MatchStatus.PENDING))
             .order_by(match_t.c.id)).scalars())
 
 

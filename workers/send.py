@@ -21,6 +21,7 @@ from celery import Celery
 from arena.config import settings
 from arena.store import db
 from arena.store.models import Bot, Match, utcnow
+from arena.store.statuses import MatchStatus
 
 # The task that plays matches, as workers of every version know it (``workers.tasks``).
 PLAY_MATCHES = "arena.play_matches"
@@ -79,7 +80,7 @@ def mark_sent(match_ids: Sequence[int], url: str | None = None, holder: str | No
     values: dict[str, Any] = {"sent_at": utcnow()} | ({"claimed_by": holder} if holder else {})
     with db.transaction(url) as connection:
         for chunk in batches(list(match_ids), 1000):  # bounded IN lists
-            connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == "scheduled")
+            connection.execute(match_t.update().where(match_t.c.id.in_(chunk), match_t.c.status == MatchStatus.SCHEDULED)
                                .values(values))
 
 

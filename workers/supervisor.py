@@ -53,6 +53,7 @@ from arena.config import settings
 from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.results import finish_if_complete
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import leases
 from arena.tournaments.play import worker_name
 
@@ -179,10 +180,10 @@ class BaseSupervisor:
 
     def _close_finished(self) -> int:
         pending = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_t.c.id,
-                                                match_t.c.status.in_(("scheduled", "running")))
+                                                match_t.c.status.in_(MatchStatus.PENDING))
         with db.read(self.url) as connection:
             open_ids = list(connection.execute(
-                sa.select(tournament_t.c.id).where(tournament_t.c.status == "running", ~pending.exists())
+                sa.select(tournament_t.c.id).where(tournament_t.c.status == TournamentStatus.RUNNING, ~pending.exists())
             ).scalars())
         closed = 0
         for tournament_id in open_ids:
@@ -275,7 +276,7 @@ class Supervisor(BaseSupervisor):
     def _orphans(self, now: Any) -> list[int]:
         """Scheduled matches sent over a lease ago with no task for them in the queue."""
         cutoff = now - timedelta(seconds=max(self.lease_seconds, self.interval))
-        stale = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None) & (match_t.c.sent_at < cutoff)
+        stale = (match_t.c.status == MatchStatus.SCHEDULED) & match_t.c.sent_at.is_not(None) & (match_t.c.sent_at < cutoff)
         with db.read(self.url) as connection:
             candidates = list(connection.execute(
                 sa.select(match_t.c.id).where(stale).order_by(match_t.c.sent_at).limit(SWEEP_LIMIT)

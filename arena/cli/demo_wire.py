@@ -68,7 +68,7 @@ def run(seed: int | None, games_wanted: list[str]) -> None:
             # Every house bot of the first round plays this one too, so that the leaderboards
             # printed last still compare them on equal terms (search among them).
             tournament_id = create_tournament(connection, names, [*WIRE_BOTS, *HOUSE_LADDER], [2], 1,
-                                              seed, name="demo over gRPC", move_time=2.0, time_bank=10.0)
+                                              seed, name="demo over gRPC", time_bank=10.0)
         from workers.follow import run_tournament
 
         bar = ProgressBar(f"demo tournament {tournament_id} (gRPC bots)", force=True)

@@ -9,7 +9,8 @@ import argparse
 import json
 
 from arena.server.ids import parse_id
-from arena.store import db, disclosure
+from arena.store import db, disclosure, queries
+from arena.store.statuses import MatchStatus
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +43,7 @@ def failure(match_id: int) -> str:
 def run_show(args: argparse.Namespace) -> int:
     args.id = parse_id(args.id, "match")
     with db.read() as connection:
-        match = disclosure.public_detail(connection, args.id)
+        match = disclosure.public_detail(connection, queries.match_detail(connection, args.id))
     transcript = match["transcript"]
     if args.json:
         print(json.dumps(transcript, indent=1, default=str))
@@ -51,7 +52,7 @@ def run_show(args: argparse.Namespace) -> int:
     seed = "sealed until its deal is over" if match["sealed"] else f"seed {match['seed']}"
     print(f"match {match['id']}: {match['game']}, {seed}, {rated}, {match['status']}"
           + (f", tournament {match['tournament_id']}" if match["tournament_id"] else ""))
-    if match["status"] == "failed":
+    if match["status"] == MatchStatus.FAILED:
         print(f"  error: {failure(args.id)}")
     if match["options"]:
         print(f"  options {json.dumps(match['options'])}")

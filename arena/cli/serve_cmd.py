@@ -13,7 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from arena.clock import Clock
 from arena.server.settings import ServerSettings
+from arena.store.statuses import MatchStatus
 
 from .jsonout import add_json_flag, print_json
 
@@ -47,11 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "token (ARENA_ADMIN_TOKEN) to seat any bots")
     challenge.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
     challenge.add_argument("--option", action="append", metavar="NAME=VALUE")
-    challenge.add_argument("--move-time", type=float, default=2.0,
-                           help="seconds per decision (default 2; a bot's challenge: at most "
+    challenge.add_argument("--move-time", type=float, default=Clock().move,
+                           help="seconds per decision (default %(default)g; a bot's challenge: at most "
                                 "ARENA_CHALLENGE_MOVE_SECONDS on the server, 10 unless set)")
-    challenge.add_argument("--time-bank", type=float, default=30.0,
-                           help="overage seconds per seat (default 30; a bot's challenge: at most "
+    challenge.add_argument("--time-bank", type=float, default=Clock().bank,
+                           help="overage seconds per seat (default %(default)g; a bot's challenge: at most "
                                 "ARENA_CHALLENGE_BANK_SECONDS on the server, 60 unless set)")
     challenge.add_argument("--ca", type=Path, metavar="FILE",
                            help="connect with TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
@@ -180,7 +182,7 @@ def run_challenge(args: argparse.Namespace) -> int:
         print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}",
               file=sys.stderr, flush=True)
         try:
-            while (detail := stub.GetMatch(ref, timeout=30)).summary.status in ("scheduled", "running"):
+            while (detail := stub.GetMatch(ref, timeout=30)).summary.status in MatchStatus.PENDING:
                 time.sleep(0.3)
         except grpc.RpcError as error:
             raise ValueError(f"{address}: match {ref.match_id}: {error.details()}") from None
@@ -189,7 +191,7 @@ def run_challenge(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print_challenge(result)
-    return 0 if result["status"] == "done" else 1
+    return 0 if result["status"] == MatchStatus.DONE else 1
 
 
 def milliseconds(seconds: float) -> int:
@@ -214,7 +216,7 @@ def challenge_result(detail) -> dict:
 
 def print_challenge(result: dict) -> None:
     print(f"match {result['match']} ({result['game']}): {result['status']}"
-          + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == "done" else ""))
+          + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == MatchStatus.DONE else ""))
     for seat in result["seats"]:
         finish = f"rank {seat['rank']}, score {seat['score']:g}" if seat["rank"] is not None else "no result"
         print(f"  seat {seat['seat']}: {seat['bot']:<16} {finish}")

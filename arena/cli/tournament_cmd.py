@@ -17,8 +17,10 @@ import sys
 import sqlalchemy as sa
 
 from arena import games
+from arena.clock import Clock
 from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import cancel_tournament, create_tournament, same_deals
 
 from .jsonout import add_json_flag, human_stream, print_json
@@ -26,7 +28,6 @@ from .progress import ProgressBar
 
 # Bounds of ``tournament list --limit``: the web API's listings stop at the same 1000 rows.
 LIST_LIMIT = (1, 1000)
-TOURNAMENT_STATUSES = ("running", "done", "cancelled")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the same games, table sizes, repetitions and number of bots give every group T's deal)")
     create.add_argument("--name", default="")
     create.add_argument("--unrated", action="store_true", help="practice: ratings are not changed")
-    create.add_argument("--move-time", type=float, default=2.0, help="seconds per decision")
-    create.add_argument("--time-bank", type=float, default=30.0, help="overage seconds per match")
+    create.add_argument("--move-time", type=float, default=Clock().move, help="seconds per decision")
+    create.add_argument("--time-bank", type=float, default=Clock().bank, help="overage seconds per match")
     create.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                         help="a rule option for one game")
     create.add_argument("--run", action="store_true", help="dispatch the matches and wait for the end")
@@ -72,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="tournaments, newest first")
     listing.add_argument("--limit", default="20", metavar="N",
                          help=f"at most this many ({LIST_LIMIT[0]}-{LIST_LIMIT[1]}, default %(default)s)")
-    listing.add_argument("--status", choices=TOURNAMENT_STATUSES, help="only tournaments in this state")
+    listing.add_argument("--status", choices=[s.value for s in TournamentStatus], help="only tournaments in this state")
     add_json_flag(listing)
     listing.set_defaults(func=run_list)
 
@@ -168,7 +169,7 @@ def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | 
         print_json(status | {"failures": failed} | (extra or {}))
     else:
         print_status(status, failed)
-    return 1 if wait and failed and status["status"] == "done" else 0
+    return 1 if wait and failed and status["status"] == TournamentStatus.DONE else 0
 
 
 def outage_notice(bar: ProgressBar | None = None):
@@ -194,7 +195,7 @@ def failures(tournament_id: int, notice=None) -> list[dict]:
         with db.read() as connection:
             rows = connection.execute(
                 sa.select(match_t.c.id, match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.error)
-                .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
+                .where(match_t.c.tournament_id == tournament_id, match_t.c.status == MatchStatus.FAILED)
                 .order_by(match_t.c.id)
             ).all()
             withheld = disclosure.withheld_errors(connection, rows)
@@ -216,12 +217,12 @@ WITHHELD = "(error withheld while its deal is being played)"
 def print_status(status: dict, failed: list[dict] | None = None) -> None:
     rated = "rated" if status["rated"] else "unrated"
     closed = status["status"]
-    if closed == "done" and failed:
-        closed = f"done with {len(failed)} failed"
+    if closed == TournamentStatus.DONE and failed:
+        closed = f"{closed} with {len(failed)} failed"
     print(f"tournament {status['id']} ({status['name']}, {rated}): {closed}")
     for game, counts in status["games"].items():
-        extra = "".join(f", {counts[k]} {k}" for k in ("failed", "cancelled") if counts[k])
-        print(f"  {game:<22} {counts['done']:>6}/{counts['total']:<6} done{extra}")
+        extra = "".join(f", {counts[k]} {k}" for k in (MatchStatus.FAILED, MatchStatus.CANCELLED) if counts[k])
+        print(f"  {game:<22} {counts[MatchStatus.DONE]:>6}/{counts['total']:<6} done{extra}")
     if failed:
         print("failed matches (`arena tournament retry-failed ID` plays them again):")
         for row in failed[:SHOWN_FAILURES]:

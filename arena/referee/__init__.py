@@ -5,7 +5,9 @@ The runner never touches a socket: house bots are players in-process, external b
 players through a mailbox that the gateway implements.
 """
 
-from .match import Clock, MatchResult, play_match, run_match
+from arena.clock import Clock
+
+from .match import MatchResult, play_match, run_match
 from .players import Disconnected, HousePlayer, Player, Turn
 from .transcript import Decision, ReplayMismatch, replay
 

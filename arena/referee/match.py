@@ -39,20 +39,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena import games
+from arena.clock import Clock
 from arena.games import house
 from arena.games.steps import Steps
 
 from .players import Disconnected, Player, Timed, Turn
 from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time control of a match: seconds per move, the overage bank, strikes to forfeit."""
-
-    move: float = 2.0
-    bank: float = 30.0
-    strikes: int = 3
 
 
 @dataclass

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from arena import games
+from arena.clock import Clock
 from arena.games import house
 from arena.games.search import SearchBot
 
@@ -41,7 +42,7 @@ class Turn:
     legal_actions: list[str]
     deadline: float
     time_bank: float
-    move_time: float = 2.0
+    move_time: float = Clock().move
     # For search bots: a full state this seat cannot tell from the true one, built only when
     # asked (``resample_hidden`` costs more than a whole decision of most games).
     sample: Callable[[], dict[str, Any]] | None = field(default=None, compare=False, repr=False)

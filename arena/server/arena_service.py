@@ -17,6 +17,7 @@ import grpc
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
+from arena.clock import Clock
 from arena.games import BadOptions
 from arena.ratelimit import RateLimiter, Unavailable, per_minute
 from arena.referee import external
@@ -24,6 +25,7 @@ from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.settings import load as load_settings
 from arena.store import bot_tokens, db, disclosure, queries
+from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
 
@@ -129,11 +131,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             options = {g.game: json_object(g.options_json) for g in request.games if g.options_json}
             sizes = sorted({n for g in request.games for n in g.table_sizes}) or [2]
+            clock = Clock.from_ms(request.move_deadline_ms, request.time_bank_ms)
             tournament_id = await self._db(lambda c: tournaments.create_tournament(
                 c, [g.game for g in request.games], list(request.bots), sizes=sizes,
                 repetitions=request.repetitions or 1, seed=request.seed or None, rated=request.rated,
-                name=request.name, move_time=(request.move_deadline_ms or 2000) / 1000,
-                time_bank=(request.time_bank_ms or 30000) / 1000, options=options))
+                name=request.name, move_time=clock.move, time_bank=clock.bank, options=options))
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         start_in_background(tournament_id)
@@ -147,7 +149,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no tournament {ref.tournament_id!r}"))
         return arena_pb2.TournamentStatus(
             tournament_id=str(status["id"]), name=status["name"], status=status["status"],
-            progress=[arena_pb2.GameProgress(game=g, done=c["done"] + c["failed"] + c["cancelled"], total=c["total"])
+            progress=[arena_pb2.GameProgress(game=g, done=sum(c[s] for s in MatchStatus.OVER), total=c["total"])
                       for g, c in status["games"].items()])
 
     async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
@@ -171,7 +173,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 if status != last:
                     yield status
                     last = status
-                if status.status != "running":
+                if status.status != TournamentStatus.RUNNING:
                     return
                 await asyncio.sleep(FOLLOW_POLL)
         finally:
@@ -219,7 +221,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         await self._count_read(context)
         match_id = await self._id(request.match_id, "match", context)
         try:
-            detail = await self._db(lambda c: disclosure.public_detail(c, match_id), read=True)
+            detail = await self._db(lambda c: disclosure.public_detail(c, queries.match_detail(c, match_id)), read=True)
         except (KeyError, ValueError):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(f"no match {request.match_id!r}"))
         transcript = detail.get("transcript") or {}
@@ -252,7 +254,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                                     f"try again in {wait} s")
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
-        move_time, time_bank = (request.move_deadline_ms or 2000) / 1000, (request.time_bank_ms or 30000) / 1000
+        clock = Clock.from_ms(request.move_deadline_ms, request.time_bank_ms)
+        move_time, time_bank = clock.move, clock.bank
         try:
             if bot is not None:
                 check_challenge_clock(move_time, time_bank, self.settings.challenge_move_seconds,

@@ -31,6 +31,7 @@ from arena.referee import consent, external
 from arena.referee.mailbox import Mailbox
 from arena.store import db, house_names
 from arena.store.models import Bot, Match, utcnow
+from arena.store.statuses import MatchStatus
 from arena.tournaments.limits import check_clock
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 bot_t = Bot.__table__
 match_t = Match.__table__
-OPEN = ("scheduled", "running")  # a challenge's statuses until it is over
 # Counting a bot's open challenges and adding one is a single step in this process (the lock)
 # and across servers (the seated bots' rows are locked, on PostgreSQL, until the commit).
 _recording = threading.Lock()
@@ -117,7 +117,7 @@ def open_challenges(connection: Connection, bot_ids: list[int]) -> Counter[int]:
     wanted = set(bot_ids)
     counts: Counter[int] = Counter()
     rows = connection.execute(sa.select(match_t.c.seating).where(
-        match_t.c.tournament_id.is_(None), match_t.c.status.in_(OPEN)))
+        match_t.c.tournament_id.is_(None), match_t.c.status.in_(MatchStatus.PENDING)))
     for (seating,) in rows:
         for bot_id in set(seating) & wanted:
             counts[bot_id] += 1
@@ -147,7 +147,7 @@ def create(connection: Connection, plan: Plan, seed: int | None) -> int:
     """Write the plan's match row in ``connection``'s transaction, unbounded; returns its id."""
     return int(connection.execute(match_t.insert().values(
         tournament_id=None, game=plan.game, options=plan.options, seed=seed or secrets.randbelow(2**62),
-        seating=[s.bot_id for s in plan.seats], rated=False, status="scheduled", attempts=0,
+        seating=[s.bot_id for s in plan.seats], rated=False, status=MatchStatus.SCHEDULED, attempts=0,
         created_at=utcnow(), clock_move=plan.move_time, clock_bank=plan.time_bank,
     ).returning(match_t.c.id)).scalar_one())
 
@@ -165,11 +165,11 @@ def play(match_id: int) -> str:
 
     if not external.wait_connected(external_bots(match_id), external.grace_seconds()):
         with db.transaction() as connection:
-            connection.execute(match_t.update().where(match_t.c.id == match_id, match_t.c.status == "scheduled")
-                               .values(status="aborted"))
-        return "aborted"
+            connection.execute(match_t.update().where(match_t.c.id == match_id, match_t.c.status == MatchStatus.SCHEDULED)
+                               .values(status=MatchStatus.ABORTED))
+        return MatchStatus.ABORTED
     play_and_record([match_id])
-    return "done"
+    return MatchStatus.DONE
 
 
 def client_channel(address: str, ca: Path | None = None, tls: bool | None = None) -> grpc.Channel:

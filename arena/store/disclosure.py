@@ -15,7 +15,8 @@ how the deal played out. None of it may leave the arena while any seat could sti
 Every reader (the Arena service, the command line, the web pages and the JSON API) asks this
 module: ``public_detail`` and ``seal_listing`` for match documents, ``sealed`` and
 ``sealed_ids`` for single matches and lists of them, ``results_shown`` for the sums that
-standings, crosstables and bot pages add up in the database.
+standings, crosstables and bot pages add up in the database. It reads no match document
+itself (``arena.store.queries`` does, and uses ``results_shown``): the documents are handed in.
 
 The lookup is by deal: the ``(seed, status)`` index finds the unfinished matches of a seed in
 one seek, so its cost does not grow with the recorded matches.
@@ -30,11 +31,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .models import Match
-from .queries import match_detail
+from .statuses import MatchStatus
 
 match_t = Match.__table__
 
-UNFINISHED = ("scheduled", "running")
 # Seeds asked about in one statement: well under every database's limit of bound parameters.
 CHUNK = 500
 
@@ -56,7 +56,7 @@ def deals_in_play(connection: Connection, matches: Iterable[Any]) -> set[tuple[s
     for start in range(0, len(seeds), CHUNK):
         rows = connection.execute(
             sa.select(match_t.c.game, match_t.c.seed).distinct()
-            .where(match_t.c.seed.in_(seeds[start : start + CHUNK]), match_t.c.status.in_(UNFINISHED))
+            .where(match_t.c.seed.in_(seeds[start : start + CHUNK]), match_t.c.status.in_(MatchStatus.PENDING))
         ).all()
         found |= {(r.game, int(r.seed)) for r in rows}
     return found
@@ -65,15 +65,15 @@ def deals_in_play(connection: Connection, matches: Iterable[Any]) -> set[tuple[s
 def sealed(connection: Connection, match: Any) -> bool:
     """True while ``match`` (a row or dict with ``status``, ``game`` and ``seed``) may not show
     its seed, transcript or results."""
-    return _field(match, "status") != "done" or _deal(match) in deals_in_play(connection, [match])
+    return _field(match, "status") != MatchStatus.DONE or _deal(match) in deals_in_play(connection, [match])
 
 
 def sealed_ids(connection: Connection, matches: Iterable[Any]) -> set[int]:
     """The ids among ``matches`` (rows or dicts with ``id``, ``status``, ``game``, ``seed``)
     that may not show their seed, transcript or results."""
     matches = list(matches)
-    in_play = deals_in_play(connection, [m for m in matches if _field(m, "status") == "done"])
-    return {int(_field(m, "id")) for m in matches if _field(m, "status") != "done" or _deal(m) in in_play}
+    in_play = deals_in_play(connection, [m for m in matches if _field(m, "status") == MatchStatus.DONE])
+    return {int(_field(m, "id")) for m in matches if _field(m, "status") != MatchStatus.DONE or _deal(m) in in_play}
 
 
 def results_shown(match: Any = match_t) -> Any:
@@ -85,7 +85,7 @@ def results_shown(match: Any = match_t) -> Any:
     matches have no results to leave out; a finished match of another game that happens to
     share a seed is left out a little longer than needed, never shown too early."""
     unfinished = match_t.alias("unfinished")
-    return match.c.seed.notin_(sa.select(unfinished.c.seed).where(unfinished.c.status.in_(UNFINISHED)))
+    return match.c.seed.notin_(sa.select(unfinished.c.seed).where(unfinished.c.status.in_(MatchStatus.PENDING)))
 
 
 def withhold(match: dict[str, Any]) -> dict[str, Any]:
@@ -94,10 +94,10 @@ def withhold(match: dict[str, Any]) -> dict[str, Any]:
                     "sealed": True}
 
 
-def public_detail(connection: Connection, match_id: int) -> dict[str, Any]:
-    """``queries.match_detail`` as anyone may see it: whole once the deal is over everywhere,
-    otherwise with seed, transcript and results withheld (``sealed`` says which)."""
-    match = match_detail(connection, match_id)
+def public_detail(connection: Connection, match: dict[str, Any]) -> dict[str, Any]:
+    """A match document (``queries.match_detail``) as anyone may see it: whole once the deal is
+    over everywhere, otherwise with seed, transcript and results withheld (``sealed`` says
+    which)."""
     if sealed(connection, match):
         return withhold(match)
     return match | {"sealed": False}

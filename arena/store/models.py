@@ -4,7 +4,7 @@
 Append-only: ``result``, ``match_seat``, ``transcript`` and ``rating_history`` rows are
 inserted once per match and never changed. ``rating`` is a cache of the history that
 ``arena ratings recompute`` can rebuild; ``match.status`` and ``tournament.status`` track
-scheduling.
+scheduling (their values: ``arena.store.statuses``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
+
+from arena.clock import Clock
+
+from .statuses import MatchStatus, TournamentStatus
 
 
 def utcnow() -> datetime:
@@ -58,7 +62,7 @@ class Tournament(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(default="", max_length=200)
-    status: str = Field(default="running", max_length=16)  # running, done, cancelled
+    status: str = Field(default=TournamentStatus.RUNNING, max_length=16)  # a ``TournamentStatus``
     rated: bool = True
     seed: int = Field(default=0, sa_column=sa.Column(sa.BigInteger, nullable=False))
     # The secret key its deal seeds are derived with (hex; ``arena.tournaments.schedule``).
@@ -66,8 +70,8 @@ class Tournament(SQLModel, table=True):
     # (``arena tournament create --same-deals-as``) copies it. None for tournaments drawn up
     # before deals were keyed.
     deal_key: str | None = Field(default=None, sa_column=sa.Column(sa.String(64), nullable=True))
-    move_time: float = 2.0
-    time_bank: float = 30.0
+    move_time: float = Clock().move
+    time_bank: float = Clock().bank
     spec: dict[str, Any] = Field(default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
     finished_at: datetime | None = Field(default=None, sa_column=_when(True))
@@ -91,7 +95,7 @@ class Match(SQLModel, table=True):
     seed: int = Field(sa_column=sa.Column(sa.BigInteger, nullable=False))
     seating: list[int] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     rated: bool = True
-    status: str = Field(default="scheduled", max_length=16)  # scheduled running done cancelled failed aborted
+    status: str = Field(default=MatchStatus.SCHEDULED, max_length=16)  # a ``MatchStatus``
     attempts: int = 0
     claimed_by: str | None = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())

@@ -11,7 +11,9 @@ from sqlalchemy.engine import Connection
 
 from arena import ratings
 
+from .disclosure import results_shown
 from .models import Bot, Match, MatchSeat, Rating, Result, Tournament, Transcript, utcnow
+from .statuses import MatchStatus
 
 bot_t = Bot.__table__
 match_t = Match.__table__
@@ -91,8 +93,6 @@ def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tup
     round, over the matches whose results may be shown (``arena.store.disclosure``); pairs
     that never met are absent. Read through the seats of these bots alone, so
     keep ``bots`` to a leaderboard's top few."""
-    from . import disclosure  # it reads matches through this module
-
     names = dict(connection.execute(sa.select(bot_t.c.id, bot_t.c.name).where(bot_t.c.name.in_(bots))).all())
     if len(names) < 2:
         return {}
@@ -108,7 +108,7 @@ def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tup
         .join(theirs, sa.and_(theirs.c.match_id == mine.c.match_id, theirs.c.bot_id != mine.c.bot_id))
         .join(match_t, match_t.c.id == mine.c.match_id)
         .where(mine.c.bot_id.in_(names), theirs.c.bot_id.in_(names), match_t.c.game == game,
-               match_t.c.rated.is_(True), disclosure.results_shown())
+               match_t.c.rated.is_(True), results_shown())
         .group_by(mine.c.bot_id, theirs.c.bot_id)
     ).all()
     return {(names[r.bot], names[r.opponent]): Meetings(int(r.wins), int(r.draws), int(r.losses)) for r in rows}
@@ -126,7 +126,7 @@ def tournament_status(connection: Connection, tournament_id: int) -> dict[str, A
     ).all()
     per_game: dict[str, dict[str, int]] = {}
     for game, status, count in counts:
-        entry = per_game.setdefault(game, {"done": 0, "total": 0, "failed": 0, "cancelled": 0})
+        entry = per_game.setdefault(game, {MatchStatus.DONE: 0, "total": 0, MatchStatus.FAILED: 0, MatchStatus.CANCELLED: 0})
         entry["total"] += count
         if status in entry:
             entry[status] += count
@@ -141,7 +141,7 @@ def failed_match_counts(connection: Connection, tournament_ids: list[int]) -> di
         return {}
     rows = connection.execute(
         sa.select(match_t.c.tournament_id, sa.func.count())
-        .where(match_t.c.tournament_id.in_(tournament_ids), match_t.c.status == "failed")
+        .where(match_t.c.tournament_id.in_(tournament_ids), match_t.c.status == MatchStatus.FAILED)
         .group_by(match_t.c.tournament_id)
     ).all()
     return {int(tid): int(count) for tid, count in rows}

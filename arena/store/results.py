@@ -32,8 +32,7 @@ from arena import ratings
 from arena.referee import MatchResult
 
 from .models import Match, MatchSeat, Rating, RatingHistory, Result, Tournament, Transcript, utcnow
-
-PENDING = ("scheduled", "running")
+from .statuses import MatchStatus, TournamentStatus
 
 match_t = Match.__table__
 result_t = Result.__table__
@@ -89,7 +88,7 @@ def _build_insert_results(connection: Connection, _size: int):
 _BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_results": _build_insert_results}
 
 _SELECT_MATCHES = sa.select(match_t).where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)))
-_MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("b_match")).values(status="done")
+_MATCH_DONE = match_t.update().where(match_t.c.id == sa.bindparam("b_match")).values(status=MatchStatus.DONE)
 _RATED_AT = (
     result_t.update()
     .where(result_t.c.match_id == sa.bindparam("b_match"))
@@ -106,12 +105,12 @@ _FINISH = (
     tournament_t.update()
     .where(
         tournament_t.c.id == sa.bindparam("tid"),
-        tournament_t.c.status == "running",
+        tournament_t.c.status == TournamentStatus.RUNNING,
         ~sa.select(match_t.c.id)
-        .where(match_t.c.tournament_id == sa.bindparam("tid"), match_t.c.status.in_(PENDING))
+        .where(match_t.c.tournament_id == sa.bindparam("tid"), match_t.c.status.in_(MatchStatus.PENDING))
         .exists(),
     )
-    .values(status="done", finished_at=sa.bindparam("when"))
+    .values(status=TournamentStatus.DONE, finished_at=sa.bindparam("when"))
 )
 _INSERT_SEATS = seat_t.insert()
 _INSERT_TRANSCRIPT = transcript_t.insert()
@@ -149,7 +148,7 @@ def record_results(
     ids = sorted({match_id for match_id, _ in finished})
     matches = {row.id: row for row in connection.execute(_SELECT_MATCHES, {"ids": ids})}
     results = {match_id: result for match_id, result in finished}
-    todo = [m for m in ids if matches[m].status != "done"]
+    todo = [m for m in ids if matches[m].status != MatchStatus.DONE]
     if not todo:
         return []  # the common duplicate; the unique result rows are the real guard
     keys = [(bot, matches[m].game) for m in todo if matches[m].rated for bot in matches[m].seating]
@@ -223,7 +222,7 @@ def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[t
     rows = connection.execute(
         sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed).distinct()
         .where(match_t.c.tournament_id.in_(tournaments), match_t.c.game.in_(sorted({c.game for c in candidates})),
-               match_t.c.status.in_(PENDING), match_t.c.seed.in_(sorted({c.seed for c in candidates})))
+               match_t.c.status.in_(MatchStatus.PENDING), match_t.c.seed.in_(sorted({c.seed for c in candidates})))
     ).all()
     return {(r.tournament_id, r.game, int(r.seed)) for r in rows}
 

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 from arena import metrics
 from arena.store import db
 from arena.store.models import Match, utcnow
+from arena.store.statuses import MatchStatus
 
 match_t = Match.__table__
 log = logging.getLogger(__name__)
@@ -50,10 +51,10 @@ def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> sa.Column
     """Matches a delivery may claim: scheduled ones, and running ones that nobody holds any
     more (lease lapsed or never given, or held by a process in ``gone``) or that this very
     worker holds (its own task trying again after an outage)."""
-    running = match_t.c.status == "running"
+    running = match_t.c.status == MatchStatus.RUNNING
     holders = [worker, *gone]
     free = match_t.c.lease_until.is_(None) | (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(holders)
-    return (match_t.c.status == "scheduled") | (running & free)
+    return (match_t.c.status == MatchStatus.SCHEDULED) | (running & free)
 
 
 def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker: str) -> list[str]:
@@ -63,7 +64,7 @@ def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker
     once need not wait for them to lapse."""
     host = worker.rsplit(":", 1)[0]
     query = sa.select(match_t.c.claimed_by).distinct().where(
-        match_t.c.status == "running", match_t.c.claimed_by.like(f"{host}:%"))
+        match_t.c.status == MatchStatus.RUNNING, match_t.c.claimed_by.like(f"{host}:%"))
     if match_ids is not None:
         query = query.where(match_t.c.id.in_(list(match_ids)))
     held = connection.execute(query).scalars()
@@ -87,7 +88,7 @@ def renew(connection: Connection, match_ids: Sequence[int], worker: str, seconds
         return 0
     return connection.execute(
         match_t.update()
-        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == "running", match_t.c.claimed_by == worker)
+        .where(match_t.c.id.in_(list(match_ids)), match_t.c.status == MatchStatus.RUNNING, match_t.c.claimed_by == worker)
         .values(lease_until=expiry(utcnow(), seconds))
     ).rowcount
 
@@ -98,14 +99,14 @@ def hand_back(connection: Connection, match_ids: Sequence[int], worker: str, sta
     gets its delivery back, since it was never played."""
     if not match_ids:
         return 0
-    mine = (match_t.c.status == "running") & (match_t.c.claimed_by == worker)
+    mine = (match_t.c.status == MatchStatus.RUNNING) & (match_t.c.claimed_by == worker)
     untouched = [m for m in match_ids if m not in set(started)]
     changed = 0
     for ids, attempts in ((untouched, match_t.c.attempts - 1), (list(started), match_t.c.attempts)):
         if ids:
             changed += connection.execute(
                 match_t.update().where(match_t.c.id.in_(ids), mine)
-                .values(status="scheduled", attempts=attempts, lease_until=None, sent_at=HANDED_BACK)
+                .values(status=MatchStatus.SCHEDULED, attempts=attempts, lease_until=None, sent_at=HANDED_BACK)
             ).rowcount
     return changed
 
@@ -116,7 +117,7 @@ def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequenc
     (see ``gone_holders``), put back to scheduled (marked sent now: the caller sends them);
     returns their ids, at most ``limit``. Matches in ``keep`` (this process plays them,
     ``held_here``) are left to it, even should their renewal have come late."""
-    lapsed = (match_t.c.status == "running") & (
+    lapsed = (match_t.c.status == MatchStatus.RUNNING) & (
         (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(list(gone)))
     if keep:
         lapsed = lapsed & match_t.c.id.not_in(list(keep))
@@ -129,7 +130,7 @@ def take_lapsed(connection: Connection, now: datetime, limit: int, gone: Sequenc
     # select is left alone.
     taken = connection.execute(
         match_t.update().where(match_t.c.id.in_(ids), lapsed)
-        .values(status="scheduled", lease_until=None, sent_at=now).returning(match_t.c.id)
+        .values(status=MatchStatus.SCHEDULED, lease_until=None, sent_at=now).returning(match_t.c.id)
     ).scalars()
     return sorted(taken)
 
@@ -186,7 +187,7 @@ def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> l
     sent ``now`` (the caller plays them); returns their ids, at most ``limit``. A sender on
     another machine is not judged from here."""
     host = worker.rsplit(":", 1)[0]
-    sent = (match_t.c.status == "scheduled") & match_t.c.sent_at.is_not(None)
+    sent = (match_t.c.status == MatchStatus.SCHEDULED) & match_t.c.sent_at.is_not(None)
     with db.read(url) as connection:  # no write lock while looking
         senders = list(connection.execute(
             sa.select(match_t.c.claimed_by).distinct().where(sent, match_t.c.claimed_by.like(f"{host}:%"))

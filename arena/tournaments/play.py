@@ -30,6 +30,7 @@ from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
 from arena.store.results import finish_if_complete, record_results
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import leases
 
@@ -37,7 +38,6 @@ log = logging.getLogger(__name__)
 match_t = Match.__table__
 tournament_t = Tournament.__table__
 
-PENDING = ("scheduled", "running")
 ERROR_CHARS = 2000  # an error is kept for the operator, not as a log
 
 # SQLite reports both "cannot reach the file now" and "your SQL is wrong" as OperationalError:
@@ -178,7 +178,7 @@ def claim_matches(
         still_pending = (match_t.c.id == row.id) & free
         if attempts > max_attempts:
             error = f"delivered {row.attempts} times without being recorded (ARENA_MAX_ATTEMPTS={max_attempts})"
-            if connection.execute(match_t.update().where(still_pending).values(status="failed", error=error)).rowcount:
+            if connection.execute(match_t.update().where(still_pending).values(status=MatchStatus.FAILED, error=error)).rowcount:
                 metrics.match_failed(row.game, "attempts")
             continue
         try:
@@ -188,7 +188,7 @@ def claim_matches(
                 raise
             failed = connection.execute(
                 match_t.update().where(still_pending)
-                .values(status="failed", attempts=attempts, claimed_by=worker, error=describe("setup", error))
+                .values(status=MatchStatus.FAILED, attempts=attempts, claimed_by=worker, error=describe("setup", error))
             ).rowcount
             if failed:
                 metrics.match_failed(row.game, "error")
@@ -196,7 +196,7 @@ def claim_matches(
         claimed = connection.execute(
             match_t.update()
             .where(still_pending)
-            .values(status="running", attempts=attempts, claimed_by=worker, started_at=now,
+            .values(status=MatchStatus.RUNNING, attempts=attempts, claimed_by=worker, started_at=now,
                     lease_until=leases.expiry(now, lease_seconds))
         ).rowcount
         if claimed:
@@ -205,8 +205,9 @@ def claim_matches(
 
 
 def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
-    clock = Clock(move=first_set(row.clock_move, row.move_time, 2.0),
-                  bank=first_set(row.clock_bank, row.time_bank, 30.0))
+    default = Clock()
+    clock = Clock(move=first_set(row.clock_move, row.move_time, default.move),
+                  bank=first_set(row.clock_bank, row.time_bank, default.bank))
     seats = tuple(
         {"id": b, "name": bots[b].name, "kind": bots[b].kind, "strategy": bots[b].strategy, "think": bots[b].think}
         for b in row.seating
@@ -252,7 +253,7 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     fresh, failed = set(recorded), {spec.id for spec, _ in failures}
     for match_id, result in finished:
         if match_id not in failed:
-            metrics.observe_match(result, "done" if match_id in fresh else "duplicate")
+            metrics.observe_match(result, MatchStatus.DONE if match_id in fresh else "duplicate")
     # After the recordings have committed (see ``finish_if_complete``).
     for tournament_id in sorted(t for t in tournaments if t is not None):
         with db.transaction(url) as connection:
@@ -315,8 +316,8 @@ def mark_failed(connection: Connection, failures: list[tuple[MatchSpec, str]]) -
     recorded meanwhile stays done); returns how many changed."""
     changed = 0
     for spec, error in failures:
-        still_pending = (match_t.c.id == spec.id) & match_t.c.status.in_(PENDING)
-        if connection.execute(match_t.update().where(still_pending).values(status="failed", error=error)).rowcount:
+        still_pending = (match_t.c.id == spec.id) & match_t.c.status.in_(MatchStatus.PENDING)
+        if connection.execute(match_t.update().where(still_pending).values(status=MatchStatus.FAILED, error=error)).rowcount:
             metrics.match_failed(spec.game, "error")
             changed += 1
     return changed
@@ -331,21 +332,21 @@ def reschedule_failed(connection: Connection, tournament_id: int, match_ids: Seq
     ).scalar_one_or_none()
     if tournament is None:
         raise KeyError(f"no tournament {tournament_id}")
-    if tournament == "cancelled":
+    if tournament == TournamentStatus.CANCELLED:
         raise ValueError(f"tournament {tournament_id} is cancelled")
-    query = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_id, match_t.c.status == "failed")
+    query = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_id, match_t.c.status == MatchStatus.FAILED)
     if match_ids is not None:
         query = query.where(match_t.c.id.in_(list(match_ids)))
     ids = list(connection.execute(query.order_by(match_t.c.id)).scalars())
     if not ids:
         return []
     connection.execute(
-        match_t.update().where(match_t.c.id.in_(ids), match_t.c.status == "failed")
-        .values(status="scheduled", attempts=0, error=None, claimed_by=None, started_at=None)
+        match_t.update().where(match_t.c.id.in_(ids), match_t.c.status == MatchStatus.FAILED)
+        .values(status=MatchStatus.SCHEDULED, attempts=0, error=None, claimed_by=None, started_at=None)
     )
     connection.execute(
-        tournament_t.update().where(tournament_t.c.id == tournament_id, tournament_t.c.status == "done")
-        .values(status="running", finished_at=None)
+        tournament_t.update().where(tournament_t.c.id == tournament_id, tournament_t.c.status == TournamentStatus.DONE)
+        .values(status=TournamentStatus.RUNNING, finished_at=None)
     )
     return ids
 
@@ -358,7 +359,7 @@ def failed_tournaments(match_ids: Sequence[int], url: str | None = None) -> set[
             connection.execute(
                 sa.select(match_t.c.tournament_id)
                 .where(match_t.c.id.in_(list(match_ids)), match_t.c.tournament_id.is_not(None),
-                       match_t.c.status.in_(("done", "failed", "cancelled")))
+                       match_t.c.status.in_(MatchStatus.OVER))
                 .distinct()
             ).scalars()
         )

@@ -14,11 +14,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.clock import Clock
 from arena.games import house
 from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
 from arena.store.results import settle_groups
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import limits
 from .schedule import new_deal_key, round_robin
@@ -36,8 +38,8 @@ def create_tournament(
     seed: int | None = None,
     rated: bool = True,
     name: str = "",
-    move_time: float = 2.0,
-    time_bank: float = 30.0,
+    move_time: float = Clock().move,
+    time_bank: float = Clock().bank,
     options: dict[str, dict[str, Any]] | None = None,
     deal_key: bytes | None = None,
 ) -> int:
@@ -87,7 +89,7 @@ def create_tournament(
         tournament_t.insert()
         .values(
             name=name or f"round robin of {', '.join(game_names)}",
-            status="running" if plans else "done",
+            status=TournamentStatus.RUNNING if plans else TournamentStatus.DONE,
             rated=rated,
             seed=seed,
             deal_key=deal_key.hex(),
@@ -102,7 +104,7 @@ def create_tournament(
     now = utcnow()
     rows = [
         {"tournament_id": tournament_id, "game": p.game, "options": p.options, "seed": p.seed,
-         "seating": list(p.seating), "rated": rated, "status": "scheduled", "attempts": 0, "created_at": now}
+         "seating": list(p.seating), "rated": rated, "status": MatchStatus.SCHEDULED, "attempts": 0, "created_at": now}
         for p in plans
     ]
     for start in range(0, len(rows), 2000):
@@ -136,7 +138,7 @@ def pending_match_ids(connection: Connection, tournament_id: int) -> list[int]:
     return list(
         connection.execute(
             sa.select(match_t.c.id)
-            .where(match_t.c.tournament_id == tournament_id, match_t.c.status.in_(("scheduled", "running")))
+            .where(match_t.c.tournament_id == tournament_id, match_t.c.status.in_(MatchStatus.PENDING))
             .order_by(match_t.c.id)
         ).scalars()
     )
@@ -153,13 +155,13 @@ def cancel_tournament(connection: Connection, tournament_id: int) -> int:
         raise KeyError(f"no tournament {tournament_id}")
     cancelled = connection.execute(
         match_t.update()
-        .where(match_t.c.tournament_id == tournament_id, match_t.c.status == "scheduled")
-        .values(status="cancelled")
+        .where(match_t.c.tournament_id == tournament_id, match_t.c.status == MatchStatus.SCHEDULED)
+        .values(status=MatchStatus.CANCELLED)
     ).rowcount
     connection.execute(
         tournament_t.update()
-        .where(tournament_t.c.id == tournament_id, tournament_t.c.status == "running")
-        .values(status="cancelled", finished_at=utcnow())
+        .where(tournament_t.c.id == tournament_id, tournament_t.c.status == TournamentStatus.RUNNING)
+        .values(status=TournamentStatus.CANCELLED, finished_at=utcnow())
     )
     # A duplicate group whose other rotations will now never be played is rated as it stands.
     settle_groups(connection, tournament_id)

@@ -8,10 +8,12 @@ anywhere (``arena.store.disclosure``); tournament seeds and deal keys are never 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import views
 from .params import Before, Limit, MatchId, PageNumber, TournamentId
@@ -22,6 +24,12 @@ BoardLimit = Annotated[int, Query(ge=1, le=1000)]
 # lookup): a deal that was over can come back into play when a tournament replays its seed,
 # and then the store, not a cache, says that the replay is sealed again.
 REPLAY_CACHE_CONTROL = "public, no-cache"
+if TYPE_CHECKING:
+    TournamentStatusName = str
+    MatchStatusName = str
+else:  # the statuses a listing is filtered by, as plain strings: the schema and a refusal name them as text
+    TournamentStatusName = Literal[tuple(s.value for s in TournamentStatus)]
+    MatchStatusName = Literal[tuple(s.value for s in MatchStatus)]
 
 
 def _url(request: Request) -> str | None:
@@ -57,7 +65,7 @@ def bot(request: Request, name: str, before: Before = None) -> dict[str, Any]:
 
 
 @router.get("/tournaments", summary="Tournaments, newest first")
-def tournaments(request: Request, status: Literal["running", "done", "cancelled"] | None = None,
+def tournaments(request: Request, status: TournamentStatusName | None = None,
                 limit: Limit = 50, before: Before = None) -> list[dict[str, Any]]:
     return views.tournaments(_url(request), status, limit, before)
 
@@ -73,7 +81,7 @@ def tournament(request: Request, tournament_id: TournamentId, page: PageNumber =
 
 @router.get("/matches", summary="Matches, newest first")
 def matches(request: Request,
-            status: Literal["scheduled", "running", "done", "cancelled", "failed", "aborted"] | None = None,
+            status: MatchStatusName | None = None,
             limit: Limit = 50, before: Before = None) -> list[dict[str, Any]]:
     """A page of ``limit`` matches; the next page is ``before`` the last id shown."""
     return views.matches(_url(request), status, limit, before)

@@ -13,13 +13,15 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from arena import games
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, charts, gamedocs, views
 from .params import Before, MatchId, PageNumber, TournamentId
 from .settings import web_settings
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
-templates.env.globals.update(charts=charts, game_title=lambda n: games.get(n).title if n in games.names() else n)
+templates.env.globals.update(charts=charts, MatchStatus=MatchStatus, TournamentStatus=TournamentStatus,
+                             game_title=lambda n: games.get(n).title if n in games.names() else n)
 templates.env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M") if d else "–"
 templates.env.filters["pct"] = lambda x: f"{x:.0%}" if x is not None else "–"
 router = APIRouter(default_response_class=HTMLResponse)

@@ -30,9 +30,9 @@ from arena.store.queries import (
     tournament_t,
     transcript_t,
 )
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 history_t = RatingHistory.__table__
-PENDING = ("scheduled", "running")
 
 
 class NotFound(KeyError):
@@ -127,7 +127,7 @@ def match_page(connection: Connection, match_id: int) -> dict[str, Any]:
         detail["seed"] = match.seed
         detail["has_transcript"] = connection.execute(
             sa.select(transcript_t.c.match_id).where(transcript_t.c.match_id == match_id)).first() is not None
-    elif match.status == "done":
+    elif match.status == MatchStatus.DONE:
         detail["withheld"] = "its deal is still being played in another match"
     return detail
 
@@ -153,8 +153,8 @@ def _with_status(connection: Connection, status: str) -> list[Any]:
     Unfinished matches live only in tournaments that are not done (a tournament is marked
     done once nothing of it is pending) and in challenges (no tournament)."""
     scope = sa.select(tournament_t.c.id)
-    if status in PENDING:
-        scope = scope.where(tournament_t.c.status != "done")
+    if status in MatchStatus.PENDING:
+        scope = scope.where(tournament_t.c.status != TournamentStatus.DONE)
     tournaments = list(connection.execute(scope).scalars())
     names = games.names()
     where = [sa.and_(match_t.c.tournament_id.is_(None), match_t.c.game.in_(names), match_t.c.status == status)]
@@ -187,7 +187,7 @@ def count_with_status(connection: Connection, status: str) -> int:
 
 def live_matches(connection: Connection, limit: int = 20) -> list[dict[str, Any]]:
     """Matches being played now, newest first."""
-    return match_summaries(connection, match_ids(connection, "running", limit))
+    return match_summaries(connection, match_ids(connection, MatchStatus.RUNNING, limit))
 
 
 # ----- tournaments ---------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def tournaments(connection: Connection, status: str | None = None, limit: int = 
     return [{"id": r.id, "name": r.name, "status": r.status, "rated": r.rated,
              "games": list(r.spec.get("games", [])), "bots": list(r.spec.get("bots", [])),
              "created_at": r.created_at, "finished_at": r.finished_at,
-             "done": sum(counts[r.id][s] for s in ("done", "failed", "cancelled")),
+             "done": sum(counts[r.id][s] for s in MatchStatus.OVER),
              "total": sum(counts[r.id].values())} for r in rows]
 
 
@@ -236,7 +236,8 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
         .group_by(match_t.c.game, match_t.c.status)
     ):
         section = sections.setdefault(game, {"progress": dict.fromkeys(
-            ("done", "running", "scheduled", "failed", "cancelled", "total"), 0)})
+            (MatchStatus.DONE, MatchStatus.RUNNING, MatchStatus.SCHEDULED, MatchStatus.FAILED, MatchStatus.CANCELLED,
+             "total"), 0)})
         section["progress"][status] = section["progress"].get(status, 0) + count
         section["progress"]["total"] += count
     # Standings and crosstables add up only results that may be shown: a duplicate group's
@@ -279,8 +280,7 @@ def tournament_page(connection: Connection, tournament_id: int, groups_per_game:
     return {"id": row.id, "name": row.name, "status": row.status, "rated": row.rated,
             "created_at": row.created_at, "finished_at": row.finished_at,
             "move_time": row.move_time, "time_bank": row.time_bank, "spec": dict(row.spec),
-            "done": sum(s["progress"]["done"] + s["progress"]["failed"] + s["progress"]["cancelled"]
-                        for s in sections.values()),
+            "done": sum(s["progress"][over] for s in sections.values() for over in MatchStatus.OVER),
             "total": sum(s["progress"]["total"] for s in sections.values()),
             "games": dict(sorted(sections.items())), "page": page,
             "pages": max(1, -(-max((s["deals"] for s in sections.values()), default=0) // groups_per_game))}
@@ -465,7 +465,7 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
     """What the store tells about the pipeline: matches queued, in flight and failed, the
     processes that claimed the newest matches (workers, or ``arena serve`` when embedded),
     the last failures, and per game the newest ``window`` results' throughput and faults."""
-    counts = {s: count_with_status(connection, s) for s in ("scheduled", "running", "failed")}
+    counts = {s: count_with_status(connection, s) for s in (MatchStatus.SCHEDULED, MatchStatus.RUNNING, MatchStatus.FAILED)}
     newest = connection.execute(
         sa.select(result_t.c.match_id, result_t.c.game, result_t.c.finished_at, result_t.c.duration_ms,
                   result_t.c.decisions, match_t.c.id, match_t.c.seed, match_t.c.status)
@@ -478,12 +478,12 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
     claimers: dict[str, dict[str, Any]] = {}
     for claimed_by, status, started in connection.execute(
         sa.select(match_t.c.claimed_by, match_t.c.status, match_t.c.started_at)
-        .where(match_t.c.id.in_(ids + match_ids(connection, "running", 10_000)))
+        .where(match_t.c.id.in_(ids + match_ids(connection, MatchStatus.RUNNING, 10_000)))
     ):
         if not claimed_by:
             continue
         entry = claimers.setdefault(claimed_by, {"process": claimed_by, "running": 0, "recent": 0, "last_start": None})
-        entry["running" if status == "running" else "recent"] += 1
+        entry["running" if status == MatchStatus.RUNNING else "recent"] += 1
         if started is not None and (entry["last_start"] is None or started > entry["last_start"]):
             entry["last_start"] = started
     per_game: dict[str, dict[str, Any]] = {}
@@ -510,8 +510,9 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
         g["mean_decisions"] = g["decisions"] / g["matches"]
         g["strikes"] = int(faults.get(g["game"]) or 0)
         g["forfeits"] = int(forfeits.get(g["game"]) or 0)
-    failed_ids = match_ids(connection, "failed", 10)
-    return {"queued": counts["scheduled"], "in_flight": counts["running"], "failed": counts["failed"],
+    failed_ids = match_ids(connection, MatchStatus.FAILED, 10)
+    return {"queued": counts[MatchStatus.SCHEDULED], "in_flight": counts[MatchStatus.RUNNING],
+            "failed": counts[MatchStatus.FAILED],
             "processes": sorted(claimers.values(), key=lambda e: e["process"]),
             "window": len(newest), "games": sorted(per_game.values(), key=lambda g: g["game"]),
             "recent_failures": match_summaries(connection, failed_ids)}

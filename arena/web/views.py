@@ -10,6 +10,7 @@ from typing import Any
 from arena import games
 from arena.games import house
 from arena.store import db, queries
+from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, live, replay
 from . import queries as web_queries
@@ -36,8 +37,8 @@ def _home(url: str | None) -> dict[str, Any]:
     with db.read(url) as c:
         return {
             "games": game_list(),
-            "running": web_queries.tournaments(c, "running", 10),
-            "recent": web_queries.tournaments(c, None, 10, exclude="running"),
+            "running": web_queries.tournaments(c, TournamentStatus.RUNNING, 10),
+            "recent": web_queries.tournaments(c, None, 10, exclude=TournamentStatus.RUNNING),
             "live": web_queries.live_matches(c, 20),
             "top": {n: [_plain(r) for r in queries.leaderboard(c, n, 3)] for n in games.names()},
         }
@@ -91,7 +92,7 @@ def tournament(url: str | None, tournament_id: int, page: int = 1) -> dict[str, 
 
 def finished_tournament(page: dict[str, Any]) -> bool:
     """Whether a tournament's page can no longer change: it is done and every match with it."""
-    return page["status"] == "done" and page["done"] == page["total"]
+    return page["status"] == TournamentStatus.DONE and page["done"] == page["total"]
 
 
 def matches(url: str | None, status: str | None, limit: int, before: int | None = None) -> list[dict[str, Any]]:
@@ -101,7 +102,7 @@ def matches(url: str | None, status: str | None, limit: int, before: int | None 
 
 def live_matches(url: str | None, limit: int = 20) -> list[dict[str, Any]]:
     """The matches being played now, as every viewer of the home page refreshes them."""
-    return caches.snapshots.through((url, "live", limit), lambda: matches(url, "running", limit))
+    return caches.snapshots.through((url, "live", limit), lambda: matches(url, MatchStatus.RUNNING, limit))
 
 
 def match(url: str | None, match_id: int) -> dict[str, Any]:
@@ -113,7 +114,7 @@ def match(url: str | None, match_id: int) -> dict[str, Any]:
         return found
     with db.read(url) as c:
         page = web_queries.match_page(c, match_id)
-    if page["status"] in web_queries.PENDING:
+    if page["status"] in MatchStatus.PENDING:
         caches.snapshots.put(key, page)
     return page
 

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from arena.server import challenge
 from arena.store import db, disclosure
 from arena.store.models import Match
-from arena.store.queries import head_to_head, recent_matches
+from arena.store.queries import head_to_head, match_detail, recent_matches
 from arena.tournaments import (
     cancel_tournament,
     claim_matches,
@@ -58,7 +58,7 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
         assert {m.status for m in rows(connection, rerun)} == {"running", "cancelled"}
         done = rows(connection, first)
         assert all(disclosure.sealed(connection, m) for m in done)
-        detail = disclosure.public_detail(connection, ids[0])
+        detail = disclosure.public_detail(connection, match_detail(connection, ids[0]))
         assert detail["sealed"] and detail["seed"] is None and detail["seats"] == [] and detail["transcript"] is None
         listed = disclosure.seal_listing(connection, recent_matches(connection, tournament_id=first))
         assert all(m["sealed"] and m["seats"] == [] for m in listed)
@@ -69,7 +69,7 @@ def test_a_deal_stays_sealed_while_any_match_deals_it(db_url):
                            .values(status="failed"))
     with db.read() as connection:
         assert disclosure.sealed_ids(connection, rows(connection, first)) == set()
-        assert not disclosure.public_detail(connection, ids[0])["sealed"]
+        assert not disclosure.public_detail(connection, match_detail(connection, ids[0]))["sealed"]
         assert shown_in_sums(connection, first) == len(ids)
         met = head_to_head(connection, game, ["random", "random-2"])[("random", "random-2")]
         assert met.wins + met.draws + met.losses == len(ids)
