@@ -1,4 +1,4 @@
-"""The Celery app, configured from ``arena.config`` when imported.
+"""The Celery app, configured from ``arena.settings`` when imported.
 
 No loss and no double counting: tasks are acknowledged only after they finish (late acks)
 and handed back if the worker process dies (reject on worker lost); a worker takes one
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from celery import Celery, signals
 
-from arena.config import settings
+from arena.settings import load
 
 
 def configure(app: Celery) -> Celery:
     """Apply the arena's settings to ``app`` (reads the environment now)."""
-    config = settings()
+    config = load()
     app.conf.update(
         broker_url=config.redis_url or "memory://",
         task_always_eager=config.embedded,
@@ -65,7 +65,7 @@ app = make_app()
 def _serve_metrics(**_: object) -> None:
     # In the main worker process, before the pool forks: one /metrics per worker machine
     # process, summing what every pool child wrote.
-    port = settings().metrics_port
+    port = load().metrics_port
     if port:
         from arena import metrics
 

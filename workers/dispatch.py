@@ -25,7 +25,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from arena.config import settings
+from arena.settings import adopt, load
 from arena.store import db
 from arena.store.models import Bot, Match, utcnow
 from arena.store.queries import tournament_status
@@ -79,7 +79,7 @@ def split_by_length(match_ids: Sequence[int], url: str | None = None) -> tuple[l
 def check_broker(timeout: float = 3.0) -> None:
     """Raise ``ConnectionError`` (one line) unless the broker answers: checked before anything
     is written or sent, so an unreachable Redis leaves nothing half-made."""
-    url = settings().redis_url
+    url = load().redis_url
     if not url:
         return
     import redis
@@ -112,7 +112,7 @@ def dispatch(match_ids: Sequence[int], batch_size: int | None = None, progress: 
     the number of tasks."""
     from .tasks import play_matches
 
-    config = settings()
+    config = load()
     short, long = split_by_length(match_ids)
     work = batches(short, batch_size or config.batch_size) + batches(long, 1)
     live_from = len(work) - len(long)  # the long ones go to the live queue, when there is one
@@ -176,7 +176,7 @@ def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> Non
     ``PARALLEL_AFTER`` seconds all told, then the rest on a pool of processes."""
     from .tasks import play_matches
 
-    config = settings()
+    config = load()
     processes = config.embedded_processes
     # With a pool to come, small enough batches that its processes share the work evenly;
     # never more than ``ARENA_BATCH_SIZE`` (one claim and one record per batch keep quick
@@ -221,8 +221,8 @@ def unfinished(match_ids: Sequence[int]) -> list[int]:
 
 
 def play_in_processes(work: list[list[int]], processes: int, played: Callable[[list[int]], None]) -> None:
-    """``work`` on ``processes`` fresh processes (spawned: they inherit this one's environment
-    and settings, not its threads or open connections). On the first error the batches not
+    """``work`` on ``processes`` fresh processes (spawned: they are handed this one's settings,
+    not its threads or open connections). On the first error the batches not
     yet started are dropped (they stay unfinished in the store) and the error is raised once
     the running ones end; a process that dies raises ``PlayerProcessLost``."""
     import multiprocessing
@@ -230,7 +230,7 @@ def play_in_processes(work: list[list[int]], processes: int, played: Callable[[l
     from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=adopt, initargs=(load(),)) as pool:
         try:
             with _main_left_alone():  # the processes start as the first tasks are submitted
                 futures = {pool.submit(_play_batch, batch): batch for batch in work}
@@ -340,7 +340,7 @@ def run_tournaments(tournament_ids: Sequence[int], wait: bool = True, progress: 
 
     ids = ride_out(pending, "command", notice=notice)
     dispatch(ids, batch_size, progress)
-    embedded = settings().embedded
+    embedded = load().embedded
     if wait or embedded:
         follow = progress if not embedded and len(tournament_ids) == 1 else None
         return [wait_for(tournament_id, follow, notice=notice) for tournament_id in tournament_ids]

@@ -16,7 +16,6 @@ from arena import games
 
 from . import caches, charts, gamedocs, views
 from .params import Before, MatchId, PageNumber, TournamentId
-from .settings import web_settings
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 templates.env.globals.update(charts=charts, game_title=lambda n: games.get(n).title if n in games.names() else n)
@@ -56,8 +55,9 @@ def live_matches(request: Request) -> HTMLResponse:
 @router.get("/games/{game}")
 def game(request: Request, game: str) -> HTMLResponse:
     data = views.game(_url(request), game)
-    doc = gamedocs.game_doc(data["name"], web_settings().docs_dir)
-    return render(request, "game.html", game=data, doc=doc, docs_dir=web_settings().docs_dir)
+    docs_dir = request.app.state.settings.docs_dir
+    doc = gamedocs.game_doc(data["name"], docs_dir)
+    return render(request, "game.html", game=data, doc=doc, docs_dir=docs_dir)
 
 
 @router.get("/games/{game}/leaderboard")
@@ -111,4 +111,4 @@ def api_reference(request: Request) -> HTMLResponse:
 
 @router.get("/status")
 def status(request: Request) -> HTMLResponse:
-    return render(request, "status.html", s=views.status(_url(request)), grafana=web_settings().grafana_url)
+    return render(request, "status.html", s=views.status(_url(request)), grafana=request.app.state.settings.grafana_url)
