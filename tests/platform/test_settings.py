@@ -208,3 +208,18 @@ def test_the_environment_check_sees_reads_and_writes(tmp_path: Path) -> None:
         "arena/sly.py:10 writes OTHER (pass the value instead)",
         "arena/sly.py:12 reads ARENA_WEB_ADDRESS (take it from arena.settings)",
     ]
+
+
+def test_a_process_handed_settings_reads_them_not_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.games.search import default_budget
+    from arena.settings import using
+
+    monkeypatch.setenv("ARENA_SEARCH_ITERATIONS", "5")
+    assert (default_budget("durak").iterations, default_budget("durak").ms) == (5, None)
+    with using(load().but(search_ms=10)) as handed:
+        monkeypatch.setenv("ARENA_SEARCH_ITERATIONS", "6")  # too late for this process's settings
+        assert load() is handed
+        assert (default_budget("durak").iterations, default_budget("durak").ms) == (5, 10.0)
+    assert default_budget("durak").iterations == 6
+    with pytest.raises(ValueError, match="metrics_port"):
+        load().but(metrics_port=70000)
