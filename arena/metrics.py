@@ -112,14 +112,14 @@ class QueueDepth:
 def registry() -> CollectorRegistry:
     """The registry to expose: summed over pool processes in multiprocess mode, plus the
     queue depth when Redis is configured."""
-    from arena.config import settings
+    from arena.settings import load
 
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         reg = CollectorRegistry()
         multiprocess.MultiProcessCollector(reg)
     else:
         reg = REGISTRY
-    config = settings()
+    config = load()
     if config.redis_url and not any(isinstance(c, QueueDepth) for c in getattr(reg, "_arena_extra", [])):
         collector = QueueDepth(config.redis_url, config.queue)
         reg.register(collector)
@@ -137,9 +137,9 @@ def serve(port: int, address: str | None = None) -> None:
 
     ``address`` defaults to ``ARENA_METRICS_ADDRESS`` (``127.0.0.1``): the metrics name the
     games and the queue, so they are not offered to the whole network unless asked."""
-    from arena.config import settings
+    from arena.settings import load
 
-    start_http_server(port, addr=address or settings().metrics_address, registry=registry())
+    start_http_server(port, addr=address or load().metrics_address, registry=registry())
 
 
 def process_exited(pid: int) -> None:

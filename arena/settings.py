@@ -7,20 +7,22 @@ Values come from the environment and, under it, from an optional TOML file named
     registration = "admin"
 
 An empty variable counts as unset (except ``ARENA_GRAFANA_URL``, where empty hides the link).
-``arena`` validates the settings once before any command (``check``), so that a wrong value is
-one line naming the variable, and puts the file's values into the environment where it leaves
-them unset, for the modules that read one variable directly (``arena.tournaments.limits``,
-``arena.referee.external``, ``arena.server.serve``, ``arena.web``, ``arena.games.search``,
-``workers.outage``). ``arena.config.settings()`` and ``ServerSettings.from_env()`` read
-through this model. ``python -m arena.settings --markdown`` prints the table that
-``docs/operations.md`` carries between its ``settings`` markers.
+This is the only module that reads ``ARENA_*`` variables: everything else is handed the model
+(``load()``) or a view built from it (``arena.server.settings.ServerSettings.from_settings``,
+``arena.web.settings.WebSettings.from_settings``). ``arena`` validates the settings once before
+any command (``check``), so that a wrong value is one line naming the variable; a process that
+plays for another (the embedded pool's) is handed its parent's model (``adopt``) rather than the
+environment. Nothing writes the environment to pass a value on. ``python -m arena.settings
+--markdown`` prints the table that ``docs/operations.md`` carries between its ``settings``
+markers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,8 +70,9 @@ class ArenaSettings(BaseSettings):
     config: str | None = Field(default=None,
         description="A TOML file with any of these settings (keys in lower case without `ARENA_`: "
                     "`batch_size = 32`); the environment wins over it.")
-    # The store, the broker, the workers (``arena.config``).
-    database_url: str | None = Field(default=None,
+    # The store, the broker, the workers. Unset, the store is found where the process runs
+    # (``_default_store``), so the value is always a URL.
+    database_url: str = Field(default=None,  # type: ignore[assignment]
         description="The store (default the SQLite file `./var/arena.db`). "
                     "`postgresql://user:pass@host/db` uses psycopg 3.")
     redis_url: str | None = Field(default=None,
@@ -128,6 +131,7 @@ class ArenaSettings(BaseSettings):
         description="Cap on the matches of one tournament, checked (from the schedule's arithmetic) "
                     "before anything is built.")
     # The gRPC server (``arena.server.settings``, ``arena.referee.external``, ``arena.server.serve``).
+    # ``ServerSettings`` takes the settings of its own name from here (``from_settings``).
     grpc_address: str = Field(default="127.0.0.1:50051",
         description="Where the gateway, Arena and Rules services listen.")
     admin_token: str | None = Field(default=None,
@@ -197,7 +201,8 @@ class ArenaSettings(BaseSettings):
         description="Unfinished challenges one bot may be seated in, asked or accepted (a bot's "
                     "`max_at_once` may ask for fewer of the latter); past it `RESOURCE_EXHAUSTED`.")
     grace_seconds: float = Field(default=30.0, ge=0,
-        description="How long a disconnected bot may stay away before it forfeits.")
+        description="How long a disconnected bot may stay away before it forfeits (not the 5 s a "
+                    "stopping server gives the calls in flight).")
     # An external bot's time is measured by the gateway; the runner's own deadline is a safety
     # net this much later, for the turn's trips through the mailbox and a stalled server.
     clock_allowance: float = Field(default=5.0, gt=0, le=600,
@@ -256,6 +261,16 @@ class ArenaSettings(BaseSettings):
             return {k: v for k, v in values.items() if v != "" or k in EMPTY_MEANS_SOMETHING}
         return values
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _default_store(cls, url: str | None) -> str:
+        return default_database_url() if url is None else url
+
+    @field_validator("embedded_processes")
+    @classmethod
+    def _one_per_core(cls, processes: int) -> int:
+        return processes or cores()
+
     @field_validator("admin_token")
     @classmethod
     def _strong_admin_token(cls, token: str | None) -> str | None:
@@ -281,6 +296,23 @@ class ArenaSettings(BaseSettings):
             raise ValueError("set both ARENA_TLS_CERT and ARENA_TLS_KEY, or neither")
         return self
 
+    @property
+    def queues(self) -> list[str]:
+        """Every queue the arena sends tasks to."""
+        return [self.queue, *([self.live_queue] if self.live_queue and self.live_queue != self.queue else [])]
+
+    @property
+    def embedded(self) -> bool:
+        """True when no Redis is configured: everything runs in this process."""
+        return not self.redis_url
+
+    def but(self, **changes: Any) -> ArenaSettings:
+        """A copy with ``changes`` (validated as the variables are: a wrong value raises)."""
+        changed = self.model_copy()
+        for name, value in changes.items():
+            self.__pydantic_validator__.validate_assignment(changed, name, value)
+        return changed
+
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
                                    init_settings: PydanticBaseSettingsSource,
@@ -305,6 +337,19 @@ class _FromMapping(ArenaSettings):
         return (init_settings,)
 
 
+def default_database_url() -> str:
+    """The store when ``ARENA_DATABASE_URL`` is unset: ``./var/arena.db`` of the working directory."""
+    var = Path.cwd() / "var"
+    return f"sqlite:///{var / 'arena.db'}"
+
+
+def cores() -> int:
+    """CPU cores this process may run on (a container's share, where the OS tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def config_file(env: Mapping[str, str]) -> Path | None:
     """The TOML file ``ARENA_CONFIG`` names, if any; a name that is no file is an error."""
     name = env.get(CONFIG_ENV)
@@ -317,11 +362,13 @@ def config_file(env: Mapping[str, str]) -> Path | None:
 
 
 _loaded: dict[tuple[Any, ...], ArenaSettings] = {}
+_adopted: list[ArenaSettings] = []  # the settings handed to this process, if any (``adopt``)
 
 
 def _environment_key() -> tuple[Any, ...]:
     """What the settings are read from: every ``ARENA_*`` variable (in any case, as
-    pydantic-settings reads them) and the config file's identity and last change."""
+    pydantic-settings reads them), the config file's identity and last change, and the working
+    directory (where the default store is)."""
     variables = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX)))
     name = next((v for k, v in variables if k.upper() == CONFIG_ENV), None)
     stamp: Any = None
@@ -331,14 +378,16 @@ def _environment_key() -> tuple[Any, ...]:
             stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         except OSError:
             stamp = "missing"
-    return variables, stamp
+    return variables, stamp, os.getcwd()
 
 
 def load(env: Mapping[str, str] | None = None) -> ArenaSettings:
     """The settings from ``env`` (default the environment) and ``ARENA_CONFIG``'s file, validated;
     a mapping given is read alone, not the process's environment.
     Raises ``pydantic.ValidationError`` (a ``ValueError``) on a wrong value; ``describe`` turns
-    it into one line."""
+    it into one line. A process handed its settings (``adopt``) gets those, not the environment's."""
+    if env is None and _adopted:
+        return _adopted[-1]
     if env is None:
         # Validating costs milliseconds and the settings are asked for on every match: keep
         # the result for as long as the variables and the file's contents stay the same.
@@ -358,6 +407,26 @@ def load(env: Mapping[str, str] | None = None) -> ArenaSettings:
     values.update({k[len(PREFIX):].lower(): v for k, v in env.items()
                    if k.startswith(PREFIX) and k[len(PREFIX):].lower() in names})
     return _FromMapping(**values)
+
+
+def adopt(settings: ArenaSettings | None) -> None:
+    """Make ``settings`` this process's own: ``load()`` returns them from now on instead of
+    reading the environment (a process that plays for another, handed its parent's settings;
+    a command that changes one setting for what it runs). None: read the environment again."""
+    _adopted.clear()
+    if settings is not None:
+        _adopted.append(settings)
+
+
+@contextlib.contextmanager
+def using(settings: ArenaSettings) -> Iterator[ArenaSettings]:
+    """``adopt`` ``settings`` within the block, then go back to what held before."""
+    before = list(_adopted)
+    adopt(settings)
+    try:
+        yield settings
+    finally:
+        _adopted[:] = before
 
 
 def variable(field: str) -> str:
@@ -394,20 +463,14 @@ def describe(error: ValidationError) -> str:
 
 def check() -> str | None:
     """Validate the current settings once: None when they are good, else one line naming the
-    variable and the problem. Good settings from ``ARENA_CONFIG``'s file that the environment
-    leaves unset are then put into it, so that the modules reading a variable directly (and the
-    processes this one starts) see them too."""
+    variable and the problem. (The processes this one starts read the same environment, and
+    with it the same ``ARENA_CONFIG`` file.)"""
     try:
         load()
-        path = config_file(os.environ)
     except ValidationError as error:
         return describe(error)
     except ValueError as error:  # the file: missing, or not TOML
         return str(error) if str(error).startswith(CONFIG_ENV) else f"{CONFIG_ENV}: {error}"
-    if path is not None:
-        for name, value in TomlConfigSettingsSource(ArenaSettings, toml_file=path)().items():
-            if name in ArenaSettings.model_fields and value is not None:
-                os.environ.setdefault(variable(name), str(value))
     return None
 
 

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.config import cores
+from arena.settings import cores
 
 ROOT = Path(__file__).resolve().parents[1]
 TOURNAMENT = ["--game", "durak,shithead", "--bots", "search,heuristic,random", "--sizes", "2",

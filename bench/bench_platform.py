@@ -90,8 +90,8 @@ def single_loop(url: str, repetitions: int, batch: int = 8) -> dict[str, float]:
     """The baseline: one process plays and records every match in turn (claiming them
     ``batch`` at a time, as a task does); also splits the time into play and platform
     (schedule + claim + record with transcript and Elo)."""
-    from arena.config import settings
     from arena.referee import play_match
+    from arena.settings import load
     from arena.store import db, record_results
     from arena.tournaments.play import PLAYER_FACTORIES, claim_matches
 
@@ -103,7 +103,7 @@ def single_loop(url: str, repetitions: int, batch: int = 8) -> dict[str, float]:
     for first in range(0, len(ids), batch):
         t0, c0 = time.perf_counter(), time.process_time()
         with db.transaction(url) as connection:
-            specs = claim_matches(connection, ids[first : first + batch], "bench", settings().max_attempts)
+            specs = claim_matches(connection, ids[first : first + batch], "bench", load().max_attempts)
         claim += time.perf_counter() - t0
         platform_cpu += time.process_time() - c0
         finished = []

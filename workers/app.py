@@ -1,4 +1,4 @@
-"""The Celery app, configured from ``arena.config`` when imported.
+"""The Celery app, configured from ``arena.settings`` when imported.
 
 No loss and no double counting: tasks are acknowledged only after they finish (late acks)
 and handed back if the worker process dies (reject on worker lost); a worker takes one
@@ -22,7 +22,7 @@ import os
 from celery import Celery, signals
 
 from arena import metrics
-from arena.config import settings
+from arena.settings import load
 from arena.store import db
 
 from .send import Sender
@@ -31,7 +31,7 @@ from .supervisor import BaseSupervisor, Supervisor
 
 def configure(app: Celery) -> Celery:
     """Apply the arena's settings to ``app`` (reads the environment now)."""
-    config = settings()
+    config = load()
     app.conf.update(
         broker_url=config.redis_url or "memory://",
         task_always_eager=config.embedded,
@@ -86,7 +86,7 @@ def supervisor_from_settings(name: str | None = None) -> Supervisor | None:
 def _serve_metrics(**_: object) -> None:
     # In the main worker process, before the pool forks: one /metrics per worker machine
     # process, summing what every pool child wrote.
-    port = settings().metrics_port
+    port = load().metrics_port
     if port:
         metrics.serve(port)
 

@@ -30,7 +30,7 @@ import logging
 import threading
 from typing import Any
 
-from arena.config import settings
+from arena.settings import load
 from arena.store.leader import StoreLeader
 from arena.tournaments import leases
 from arena.tournaments.play import worker_name
@@ -48,14 +48,14 @@ class EmbeddedSupervisor(BaseSupervisor):
     def __init__(self, interval: float, lease_seconds: float, url: str | None = None,
                  name: str | None = None, *, send: Send) -> None:
         super().__init__(send, interval, lease_seconds, url, name)
-        self.leader = StoreLeader(url or settings().database_url)
+        self.leader = StoreLeader(url or load().database_url)
         leases.watch_abandoned()
 
     @classmethod
     def from_settings(cls, send: Send, name: str | None = None) -> EmbeddedSupervisor | None:
         """The supervisor the settings ask for, playing with ``send``; None with Redis
         (``workers.supervisor``'s) or turned off (``ARENA_SUPERVISOR_SECONDS=0``)."""
-        config = settings()
+        config = load()
         if not config.embedded or config.supervisor_seconds <= 0:
             return None
         return cls(config.supervisor_seconds, config.lease_seconds, name=name, send=send)

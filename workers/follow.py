@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from arena.config import settings
+from arena.settings import load
 from arena.store import db
 from arena.store.queries import tournament_status
 from arena.store.results import finish_if_complete
@@ -89,7 +89,7 @@ def run_tournaments(tournament_ids: Sequence[int], wait: bool = True, progress: 
             return [m for tournament_id in tournament_ids for m in pending_match_ids(connection, tournament_id)]
 
     ids = ride_out(pending, "command", notice=notice)
-    embedded = settings().embedded
+    embedded = load().embedded
     if embedded:
         pool.play(ids, batch_size, progress)
     else:

@@ -18,7 +18,6 @@ and time bank per seat), and its lease covers a worker that dies.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -67,16 +66,18 @@ MATCHES_PER_CONNECTION = 10
 
 
 def size_database_pool(matches: int) -> int:
-    """Raise this process's ``ARENA_DB_POOL`` to one connection per ``MATCHES_PER_CONNECTION``
-    live matches (a larger setting stands); returns the size in force."""
-    from arena.config import settings
+    """Raise this process's ``db_pool`` setting to one connection per ``MATCHES_PER_CONNECTION``
+    live matches (a larger setting stands; the process adopts the raised settings); returns
+    the size in force."""
+    from arena.settings import adopt, load
     from arena.store import db
 
-    wanted = max(settings().db_pool, -(-matches // MATCHES_PER_CONNECTION))
-    if wanted != settings().db_pool:
-        os.environ["ARENA_DB_POOL"] = str(min(wanted, 1000))
+    settings = load()
+    wanted = min(1000, max(settings.db_pool, -(-matches // MATCHES_PER_CONNECTION)))
+    if wanted != settings.db_pool:
+        adopt(settings.but(db_pool=wanted))
         db.dispose_all()  # engines made before keep their old size
-    return settings().db_pool
+    return wanted
 
 
 def shared_loop() -> EventLoopThread:

@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import sqlalchemy as sa
 
-from arena.config import settings
+from arena.settings import adopt, load
 from arena.store import db
 from arena.store.models import Match
 from arena.store.statuses import MatchStatus
@@ -59,7 +59,7 @@ def play(match_ids: Sequence[int], batch_size: int | None = None, progress: Prog
     # them, the embedded supervisor knows these were meant to be played and by whom.
     with queued_here(match_ids):
         mark_sent(match_ids, holder=worker_name())
-        play_here(work, live_from, progress, settings().live_matches)
+        play_here(work, live_from, progress, load().live_matches)
     return len(work)
 
 
@@ -92,7 +92,7 @@ def play_here(work: list[list[int]], live_from: int, progress: Progress | None, 
 def play_house(match_ids: list[int], played: Callable[[list[int]], None]) -> None:
     """House-bot matches: here, in small batches until they have taken ``PARALLEL_AFTER``
     seconds all told, then the rest on a pool of processes."""
-    config = settings()
+    config = load()
     processes = config.embedded_processes
     # With a pool to come, small enough batches that its processes share the work evenly;
     # never more than ``ARENA_BATCH_SIZE`` (one claim and one record per batch keep quick
@@ -135,12 +135,12 @@ def unfinished(match_ids: Sequence[int]) -> list[int]:
 
 
 def play_in_processes(work: list[list[int]], processes: int, played: Callable[[list[int]], None]) -> None:
-    """``work`` on ``processes`` fresh processes (spawned: they inherit this one's environment
-    and settings, not its threads or open connections). On the first error the batches not
+    """``work`` on ``processes`` fresh processes (spawned: they are handed this one's settings,
+    not its threads or open connections). On the first error the batches not
     yet started are dropped (they stay unfinished in the store) and the error is raised once
     the running ones end; a process that dies raises ``PlayerProcessLost``."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=adopt, initargs=(load(),)) as pool:
         try:
             with _main_left_alone():  # the processes start as the first tasks are submitted
                 futures = {pool.submit(_play_batch, batch): batch for batch in work}

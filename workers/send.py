@@ -18,7 +18,7 @@ import redis
 import sqlalchemy as sa
 from celery import Celery
 
-from arena.config import settings
+from arena.settings import load
 from arena.store import db
 from arena.store.models import Bot, Match, utcnow
 from arena.store.statuses import MatchStatus
@@ -53,14 +53,14 @@ def plan(match_ids: Sequence[int], batch_size: int | None = None) -> tuple[list[
     """The tasks ``match_ids`` travel in: the batches of short matches, then one per long
     match; and the index of the first long one (they go to the live queue, when there is one)."""
     short, long = split_by_length(match_ids)
-    work = batches(short, batch_size or settings().batch_size) + batches(long, 1)
+    work = batches(short, batch_size or load().batch_size) + batches(long, 1)
     return work, len(work) - len(long)
 
 
 def check_broker(timeout: float = 3.0) -> None:
     """Raise ``ConnectionError`` (one line) unless the broker answers: checked before anything
     is written or sent, so an unreachable Redis leaves nothing half-made."""
-    url = settings().redis_url
+    url = load().redis_url
     if not url:
         return
     client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
@@ -87,7 +87,7 @@ def mark_sent(match_ids: Sequence[int], url: str | None = None, holder: str | No
 def send(match_ids: Sequence[int], app: Celery, batch_size: int | None = None) -> int:
     """Send ``match_ids`` (rows already committed) to the workers as ``PLAY_MATCHES`` tasks
     with ``app``; returns the number of tasks."""
-    config = settings()
+    config = load()
     work, live_from = plan(match_ids, batch_size)
     # Marked before the send: should the broker refuse or lose the task, the supervisor
     # knows these were meant to be played and sends them again.

@@ -49,7 +49,7 @@ import sqlalchemy as sa
 from celery.worker import state
 
 from arena import metrics
-from arena.config import settings
+from arena.settings import load
 from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.results import finish_if_complete
@@ -244,7 +244,7 @@ class Supervisor(BaseSupervisor):
     def from_settings(cls, send: Send, name: str | None = None) -> Supervisor | None:
         """The supervisor the settings ask for, sending with ``send``; None when embedded or
         turned off."""
-        config = settings()
+        config = load()
         if config.embedded or config.supervisor_seconds <= 0:
             return None
         return cls(config.redis_url or "", config.queues, config.supervisor_seconds, config.lease_seconds,

@@ -6,7 +6,7 @@ from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
 from arena import metrics
-from arena.config import settings
+from arena.settings import load
 from arena.tournaments.play import play_and_record
 
 from .app import app
@@ -44,7 +44,7 @@ def play_matches(match_ids: list[int]) -> int:
         return len(ride_out(lambda: play_and_record(match_ids), "task", limit, notice, max_delay=10.0,
                             on_retry=count_retry))
     except Outage as error:
-        if settings().embedded:
+        if load().embedded:
             raise  # the caller is right here: it gets the one-line error
         # Not dropped silently: they stay scheduled or running in the store, and whatever
         # resends pending matches (`arena tournament run ID`) plays them.

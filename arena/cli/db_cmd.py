@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from arena.config import settings
+from arena.settings import load
 from arena.store import db
 
 from .jsonout import add_json_flag, print_json
@@ -20,14 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    eng = db.make_engine(settings().database_url)
+    eng = db.make_engine(load().database_url)
     db.upgrade(eng)
     print(f"{eng.url.render_as_string(hide_password=True)}: at revision {db.current_revision(eng)}")
     return 0
 
 
 def run_current(args: argparse.Namespace) -> int:
-    url = settings().database_url
+    url = load().database_url
     missing = db.missing_file(url)  # asking must not create the file (nor its directory)
     eng = None if missing else db.make_engine(url)
     current = None if eng is None else db.current_revision(eng)

@@ -10,7 +10,8 @@ import argparse
 import time
 
 from arena import games
-from arena.games import house, search
+from arena.games import house
+from arena.settings import load, using
 from arena.store import db
 from arena.tournaments import create_tournament
 
@@ -70,9 +71,7 @@ def plan_repetitions(names: list[str], budget: float, cap: int) -> dict[str, int
     """Repetitions per game so that every game gets a fair share of the budget: one timed
     match per game tells how long its rounds take (embedded, on as many processes as the
     tournament will use)."""
-    from arena.config import settings
-
-    config = settings()
+    config = load()
     share = budget / max(1, len(names)) * (config.embedded_processes if config.embedded else 1)
     plan = {}
     for name in names:
@@ -102,7 +101,12 @@ def print_ladder_summary(rungs: dict[str, list[ladder.Step]]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with search.time_cap(args.search_ms):
+    # The cap reaches every search of the demo, here and in the processes it plays in
+    # (``workers.dispatch`` hands them this process's settings).
+    settings = load()
+    if args.search_ms and settings.search_ms is None:
+        settings = settings.but(search_ms=args.search_ms)
+    with using(settings):
         return play_demo(args)
 
 

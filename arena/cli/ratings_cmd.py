@@ -7,7 +7,7 @@ import argparse
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from arena.config import settings
+from arena.settings import load
 from arena.store import db, queries, recompute, replay_ratings
 from arena.store.models import Rating
 
@@ -42,7 +42,7 @@ def differences(connection: Connection, old: dict[tuple[int, str], float], new: 
 
 
 def run_recompute(args: argparse.Namespace) -> int:
-    k = settings().elo_k
+    k = load().elo_k
     if args.check:  # reads only: never migrates, never takes the write lock
         with db.read() as connection:
             standings = replay_ratings(connection, k)

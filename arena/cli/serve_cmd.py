@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -65,19 +66,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     from arena.server import serve
+    from arena.settings import load
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    settings = ServerSettings.from_env()
+    model = load()
+    settings = ServerSettings.from_settings(model)
     if args.address:
-        settings = ServerSettings(**{**settings.__dict__, "address": args.address})
-    port = serve.metrics_port_from_env() if args.metrics_port is None else args.metrics_port
+        settings = dataclasses.replace(settings, address=args.address)
+    port = model.gateway_metrics_port if args.metrics_port is None else args.metrics_port
     web = None
     if args.web:
         serve.prepare_store()  # before the web face reads it (``serve.start`` finds it made)
         web = start_web_process(args.web)
         logging.getLogger("arena.serve").info("web face on http://%s/ (process %d)", args.web, web.pid)
     try:
-        asyncio.run(serve.serve_forever(settings, port))
+        asyncio.run(serve.serve_forever(settings, port, model.gateway_metrics_address))
     finally:
         if web is not None:
             stop_process(web)
@@ -164,8 +167,12 @@ def run_challenge(args: argparse.Namespace) -> int:
     from .options import parse_options
 
     options = parse_options(games.get(args.game), args.option)
+    from arena.settings import load
+
+    # A client of the server: ARENA_ADDRESS and ARENA_BOT_TOKEN are the bot SDK's own client-side
+    # variables (``arena_bot``), not the server's settings; the admin token is the model's.
     address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
-    token = args.token or os.environ.get("ARENA_BOT_TOKEN") or os.environ.get("ARENA_ADMIN_TOKEN")
+    token = args.token or os.environ.get("ARENA_BOT_TOKEN") or load().admin_token
     if not token:
         raise ValueError("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
     with client_channel(address, args.ca, args.tls) as channel:

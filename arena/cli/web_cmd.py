@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from arena.web.settings import DEFAULT_ADDRESS, web_settings
+from arena.settings import ArenaSettings, load
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("web", help="serve the web pages and the JSON API (read-only)")
     parser.add_argument("--address", default=None,
-                        help=f"host:port to listen on (default ARENA_WEB_ADDRESS or {DEFAULT_ADDRESS})")
+                        help="host:port to listen on (default ARENA_WEB_ADDRESS or "
+                        f"{ArenaSettings.model_fields['web_address'].default})")
     parser.add_argument("--database", default=None, help="store URL (default ARENA_DATABASE_URL)")
     parser.add_argument("--log-level", default="info")
     parser.set_defaults(func=run)
@@ -20,8 +21,10 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from arena.web.app import create_app
+    from arena.web.settings import WebSettings
 
-    host, port = (args.address or web_settings().address).rsplit(":", 1)
+    settings = WebSettings.from_settings(load())
+    host, port = (args.address or settings.address).rsplit(":", 1)
     print(f"arena web on http://{host}:{port}/ (API at /api/v1/, schema at /api/v1/openapi.json)", flush=True)
-    uvicorn.run(create_app(args.database), host=host, port=int(port), log_level=args.log_level)
+    uvicorn.run(create_app(args.database, settings=settings), host=host, port=int(port), log_level=args.log_level)
     return 0

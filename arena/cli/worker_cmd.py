@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 
-from arena.config import settings
+from arena.settings import adopt, load
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,17 +25,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = settings()
+    config = load()
     if config.embedded:
         raise ValueError("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
-    if args.metrics_port is not None:
-        os.environ["ARENA_METRICS_PORT"] = str(args.metrics_port)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # Pool children write their metrics to files that /metrics sums up. The client
         # library picks its storage when first imported (already done by the command
-        # line's imports), so start again with the directory set from the outset.
+        # line's imports), so start again with the directory set from the outset (a variable
+        # of prometheus_client's own, not a setting of the arena's).
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-metrics-")
         os.execv(sys.executable, [sys.executable, *sys.argv])
+    if args.metrics_port is not None:
+        # The worker's settings, with the option's port, for all it runs (its pool's processes
+        # are forked from this one).
+        config = config.but(metrics_port=args.metrics_port)
+        adopt(config)
     from workers.app import app
 
     if args.live:

@@ -23,7 +23,7 @@ unfinished playout by a logistic of the score margin instead, which tells a roun
 five points from one lost by forty.
 
 Budget: ``iterations`` playouts per decision, deterministic for a seed. An optional wall
-clock cap (``ARENA_SEARCH_MS`` or ``Budget.ms``) stops the search earlier on a slow machine,
+clock cap (the ``search_ms`` setting or ``Budget.ms``) stops the search earlier on a slow machine,
 at the price of determinism: how many worlds fit then depends on the machine's load.
 
     >>> from arena.games import house
@@ -34,22 +34,18 @@ at the price of determinism: how many worlds fit then depends on the machine's l
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from math import fsum
 from typing import Any
 
+from arena.settings import ArenaSettings, load
+
 from .base import State
 from .house import HouseBot, _bots
-
-ITERATIONS_ENV = "ARENA_SEARCH_ITERATIONS"
-MS_ENV = "ARENA_SEARCH_MS"
-ROLLOUT_ENV = "ARENA_SEARCH_ROLLOUT"
 
 
 @dataclass(frozen=True)
@@ -82,16 +78,16 @@ class Budget:
     halving: bool = False
     scale: float | None = None
 
-    def with_env(self) -> Budget:
-        """This budget with ``ARENA_SEARCH_ITERATIONS``, ``ARENA_SEARCH_MS`` and
-        ``ARENA_SEARCH_ROLLOUT`` applied where set."""
+    def with_settings(self, settings: ArenaSettings) -> Budget:
+        """This budget with the ``search_iterations``, ``search_ms`` and ``search_rollout``
+        settings applied where set."""
         changes: dict[str, Any] = {}
-        if os.environ.get(ITERATIONS_ENV):
-            changes["iterations"] = max(1, int(os.environ[ITERATIONS_ENV]))
-        if os.environ.get(MS_ENV):
-            changes["ms"] = float(os.environ[MS_ENV]) or None
-        if os.environ.get(ROLLOUT_ENV):
-            changes["rollout"] = os.environ[ROLLOUT_ENV]
+        if settings.search_iterations is not None:
+            changes["iterations"] = settings.search_iterations
+        if settings.search_ms is not None:
+            changes["ms"] = settings.search_ms or None
+        if settings.search_rollout is not None:
+            changes["rollout"] = settings.search_rollout
         return replace(self, **changes)
 
 
@@ -125,23 +121,10 @@ MIN_GAIN = 0.02
 MARGIN_WEIGHT = 0.25
 
 
-@contextlib.contextmanager
-def time_cap(ms: float | None) -> Iterator[None]:
-    """Within the block, searches built in this process stop after ``ms`` milliseconds a
-    decision, unless ``ARENA_SEARCH_MS`` is set already (None or 0: no change)."""
-    if not ms or os.environ.get(MS_ENV):
-        yield
-        return
-    os.environ[MS_ENV] = f"{ms:g}"
-    try:
-        yield
-    finally:
-        os.environ.pop(MS_ENV, None)
-
-
-def default_budget(game: str) -> Budget:
-    """The budget ``search`` plays ``game`` with: the game's default, then the environment."""
-    return DEFAULT_BUDGETS.get(game, Budget()).with_env()
+def default_budget(game: str, settings: ArenaSettings | None = None) -> Budget:
+    """The budget ``search`` plays ``game`` with: the game's default, then ``settings`` (default
+    the process's)."""
+    return DEFAULT_BUDGETS.get(game, Budget()).with_settings(settings or load())
 
 
 def standing(state: State, seat: int) -> float:

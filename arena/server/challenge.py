@@ -161,9 +161,10 @@ def external_bots(match_id: int) -> list[int]:
 
 def play(match_id: int) -> str:
     """Play the challenge (or abort it); returns the match's final status."""
+    from arena.settings import load
     from arena.tournaments.play import play_and_record
 
-    if not external.wait_connected(external_bots(match_id), external.grace_seconds()):
+    if not external.wait_connected(external_bots(match_id), load().grace_seconds):
         with db.transaction() as connection:
             connection.execute(match_t.update().where(match_t.c.id == match_id, match_t.c.status == MatchStatus.SCHEDULED)
                                .values(status=MatchStatus.ABORTED))

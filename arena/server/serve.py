@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 from typing import Any
 
@@ -57,10 +56,12 @@ async def start(settings: ServerSettings) -> RunningServer:
     return running
 
 
-async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
-    """Run until SIGINT/SIGTERM, then shut down gracefully (health says NOT_SERVING first)."""
+async def serve_forever(settings: ServerSettings, metrics_port: int, metrics_address: str) -> None:
+    """Run until SIGINT/SIGTERM, then shut down gracefully (health says NOT_SERVING first).
+    The gateway's ``/metrics`` listen on ``metrics_address:metrics_port`` (0: none); loopback
+    unless asked, since a public gRPC address must not publish the metrics with it."""
     if metrics_port:
-        start_http_server(metrics_port, addr=metrics_address_from_env())
+        start_http_server(metrics_port, addr=metrics_address)
     running = await start(settings)
     log.info("arena listening on %s (metrics on :%s)", settings.address.rsplit(":", 1)[0] + f":{running.port}",
              metrics_port or "off")
@@ -73,7 +74,7 @@ async def serve_forever(settings: ServerSettings, metrics_port: int) -> None:
     log.info("shutting down")
     if supervisor is not None:
         supervisor.stop()  # hands the leadership over at once
-    await running.stop(settings.grace_seconds)
+    await running.stop(settings.shutdown_grace_seconds)
 
 
 def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
@@ -81,9 +82,9 @@ def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
     heals even while every worker is down and being replaced; embedded
     ``workers.embedded_supervisor``'s, which plays again, here, what a killed server (or
     command) left unfinished in the store."""
-    from arena.config import settings
+    from arena.settings import load
 
-    if settings().embedded:
+    if load().embedded:
         from workers.embedded_supervisor import EmbeddedSupervisor
         from workers.pool import play
 
@@ -93,12 +94,3 @@ def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
 
         supervisor = supervisor_from_settings()
     return supervisor.start() if supervisor is not None else None
-
-
-def metrics_port_from_env() -> int:
-    return int(os.environ.get("ARENA_GATEWAY_METRICS_PORT", "9809"))
-
-
-def metrics_address_from_env() -> str:
-    # Loopback unless asked: a public gRPC address must not publish the metrics with it.
-    return os.environ.get("ARENA_GATEWAY_METRICS_ADDRESS") or "127.0.0.1"

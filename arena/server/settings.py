@@ -1,5 +1,5 @@
-"""Settings of the gRPC server, from the environment, validated once at start-up (by
-``arena.settings``, which types, ranges and documents every ``ARENA_*`` variable).
+"""Settings of the gRPC server: a typed view of the settings of their own name in the one model,
+``arena.settings.ArenaSettings`` (``from_settings``), or built in code (tests, benchmarks).
 
 The table of every setting, with its range and meaning, is generated from that model into
 docs/operations.md (``python -m arena.settings --markdown``).
@@ -8,40 +8,53 @@ docs/operations.md (``python -m arena.settings --markdown``).
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from arena.settings import ArenaSettings
+
+DEFAULT = ArenaSettings.model_construct()  # the model's defaults, reading no environment
 
 
 @dataclass(frozen=True)
 class ServerSettings:
-    address: str = "127.0.0.1:50051"
+    address: str = DEFAULT.grpc_address
     admin_token: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
-    max_message_bytes: int = 1024 * 1024
-    max_streams: int = 16
-    max_matches_per_bot: int = 8
+    max_message_bytes: int = DEFAULT.max_message_bytes
+    max_streams: int = DEFAULT.max_streams
+    max_matches_per_bot: int = DEFAULT.max_matches_per_bot
     keepalive_ms: int = 20_000
-    grace_seconds: float = 5.0
-    registration: str = "auto"
-    auth_failures_per_minute: int = 20
+    # How long a stopping server lets calls in flight finish (not ``ARENA_GRACE_SECONDS``, a
+    # disconnected bot's grace).
+    shutdown_grace_seconds: float = 5.0
+    registration: str = DEFAULT.registration
+    auth_failures_per_minute: int = DEFAULT.auth_failures_per_minute
     # The Rules service's worker pool and limits (see ``arena.settings`` for each one's meaning).
-    rules_workers: int = 2
-    rules_queue: int = 64
-    rules_call_seconds: float = 5.0
-    rules_cpu_seconds: int = 5
-    rules_memory_mb: int = 256
-    rules_calls_per_second: float = 2000.0
-    rules_burst: int = 4000
+    rules_workers: int = DEFAULT.rules_workers
+    rules_queue: int = DEFAULT.rules_queue
+    rules_call_seconds: float = DEFAULT.rules_call_seconds
+    rules_cpu_seconds: int = DEFAULT.rules_cpu_seconds
+    rules_memory_mb: int = DEFAULT.rules_memory_mb
+    rules_calls_per_second: float = DEFAULT.rules_calls_per_second
+    rules_burst: int = DEFAULT.rules_burst
     # Reads of the Arena service per peer (``arena.ratelimit`` notation). Unlimited unless
-    # asked: servers built in code (tests, benchmarks) choose; ``from_env`` gives the model's.
+    # asked: servers built in code (tests, benchmarks) choose; ``from_settings`` gives the model's.
     read_rate: str = ""
-    follow_streams: int = 64
-    follow_streams_per_peer: int = 4
+    follow_streams: int = DEFAULT.follow_streams
+    follow_streams_per_peer: int = DEFAULT.follow_streams_per_peer
     # What one bot may ask of the others with Arena.Challenge (see arena.settings).
-    challenge_move_seconds: float = 10.0
-    challenge_bank_seconds: float = 60.0
-    challenges_per_minute: int = 10
-    challenges_at_once: int = 8
+    challenge_move_seconds: float = DEFAULT.challenge_move_seconds
+    challenge_bank_seconds: float = DEFAULT.challenge_bank_seconds
+    challenges_per_minute: int = DEFAULT.challenges_per_minute
+    challenges_at_once: int = DEFAULT.challenges_at_once
+
+    @staticmethod
+    def from_settings(settings: ArenaSettings) -> ServerSettings:
+        """The server's view of ``settings``: every field of the same name, and the address
+        from ``grpc_address``."""
+        shared = {f.name for f in fields(ServerSettings)} & set(ArenaSettings.model_fields)
+        return ServerSettings(address=settings.grpc_address, **settings.model_dump(include=shared))
 
     @property
     def host(self) -> str:
@@ -66,39 +79,6 @@ class ServerSettings:
     def registration_open(self) -> bool:
         """Whether anyone may register a bot (else only the admin)."""
         return self.registration == "open" or (self.registration == "auto" and self.loopback)
-
-    @staticmethod
-    def from_env(env: dict[str, str] | None = None) -> ServerSettings:
-        """The settings from ``env`` (default the environment and ``ARENA_CONFIG``'s file), as
-        validated by ``arena.settings``; a wrong value raises ``ValueError``."""
-        from arena.settings import load
-
-        model = load(env)
-        return ServerSettings(
-            address=model.grpc_address,
-            admin_token=model.admin_token or None,
-            tls_cert=model.tls_cert or None,
-            tls_key=model.tls_key or None,
-            max_message_bytes=model.max_message_bytes,
-            max_streams=model.max_streams,
-            max_matches_per_bot=model.max_matches_per_bot,
-            registration=model.registration,
-            auth_failures_per_minute=model.auth_failures_per_minute,
-            rules_workers=model.rules_workers,
-            rules_queue=model.rules_queue,
-            rules_call_seconds=model.rules_call_seconds,
-            rules_cpu_seconds=model.rules_cpu_seconds,
-            rules_memory_mb=model.rules_memory_mb,
-            rules_calls_per_second=model.rules_calls_per_second,
-            rules_burst=model.rules_burst,
-            read_rate=model.read_rate,
-            follow_streams=model.follow_streams,
-            follow_streams_per_peer=model.follow_streams_per_peer,
-            challenge_move_seconds=model.challenge_move_seconds,
-            challenge_bank_seconds=model.challenge_bank_seconds,
-            challenges_per_minute=model.challenges_per_minute,
-            challenges_at_once=model.challenges_at_once,
-        )
 
     def channel_options(self) -> list[tuple[str, int]]:
         """gRPC server options: message size limits, keepalive, streams per connection."""

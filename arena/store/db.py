@@ -21,7 +21,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
-from arena.config import settings
+from arena.settings import load
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _engines: dict[tuple[str, int], Engine] = {}
@@ -71,7 +71,7 @@ def make_engine(url: str) -> Engine:
         return engine
     # No pre-ping (a round trip per transaction): a dropped connection fails its
     # transaction, the pool discards it, and the task's retry gets a fresh one.
-    size = settings().db_pool
+    size = load().db_pool
     return sa.create_engine(url, pool_size=size, max_overflow=size, pool_recycle=1800)
 
 
@@ -83,7 +83,7 @@ def engine(url: str | None = None, migrate: bool = True) -> Engine:
     ``SchemaNotReady`` naming ``arena db upgrade``, and a SQLite file that does not exist is
     not created. Engines are per process: a forked worker child must not reuse its parent's
     sockets."""
-    url = normalize_url(url or settings().database_url)
+    url = normalize_url(url or load().database_url)
     key = (url, os.getpid())
     with _lock:
         found = _engines.get(key)

@@ -298,9 +298,9 @@ def settle_groups(connection: Connection, tournament_id: int, k: float | None = 
     if not ready:  # the common case: nothing waits, or its group is still being played
         return []
     if k is None:
-        from arena.config import settings
+        from arena.settings import load
 
-        k = settings().elo_k
+        k = load().elo_k
     locked = lock_ratings(connection, [(bot, w.game) for w in ready for bot in w.seating])
     # Read again under the locks: a recording or another settle may have rated them meanwhile.
     waiting = _waiting(connection, [tournament_id])

@@ -24,8 +24,8 @@ import sqlalchemy.exc
 from sqlalchemy.engine import Connection
 
 from arena import metrics
-from arena.config import settings
 from arena.referee import Clock, HousePlayer, Player, play_match
+from arena.settings import load
 from arena.store import db
 from arena.store.models import Match, Tournament, utcnow
 from arena.store.queries import bots_by_id
@@ -222,7 +222,7 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     While the batch is played its leases are renewed. Should the surroundings fail under it
     (the task's soft time limit, the broker, the mailbox), what finished is recorded and the
     rest handed back to the supervisor before the error goes on up."""
-    config = settings()
+    config = load()
     worker = worker_name()
     # Embedded too: another process on the same store (a second server, a command line run,
     # this server started again after a crash) tells a match being played from a lost one

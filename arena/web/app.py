@@ -16,11 +16,12 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.ratelimit import RateLimiter
 from arena.referee.transcript import ReplayMismatch
+from arena.settings import load
 
 from . import api, caches, pages
 from .queries import NotFound
 from .security import SecurityHeaders
-from .settings import web_settings
+from .settings import WebSettings
 from .throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
@@ -70,10 +71,11 @@ def _unknown(error: RequestValidationError) -> str | None:
     return f"no {name.removesuffix('_id')} {value!r}"
 
 
-def create_app(database_url: str | None = None, read_rate: str | None = None) -> FastAPI:
-    """The arena's web face over the store at ``database_url``; ``read_rate`` (default
-    ``ARENA_WEB_READ_RATE``, empty: none) limits each reader's requests."""
-    settings = web_settings()
+def create_app(database_url: str | None = None, read_rate: str | None = None,
+               settings: WebSettings | None = None) -> FastAPI:
+    """The arena's web face over the store at ``database_url`` with ``settings`` (default the
+    process's); ``read_rate`` (default the settings', empty: none) limits each reader's requests."""
+    settings = settings or WebSettings.from_settings(load())
     caches.configure(settings.replay_cache_bytes, settings.live_snapshot_seconds)
     app = FastAPI(
         title="Arena", version="1", summary="Read-only API of the arena: games, leaderboards, bots, "
@@ -83,6 +85,7 @@ def create_app(database_url: str | None = None, read_rate: str | None = None) ->
         openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None,
     )
     app.state.database_url = database_url
+    app.state.settings = settings
     app.add_middleware(Throttle, limiter=RateLimiter(settings.read_rate if read_rate is None else read_rate))
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.config import settings
 from arena.settings import load
 
 HOLDER = "holder:"
@@ -16,7 +15,7 @@ def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:
     """``{"configured": False}`` when embedded; else the queue depth and the ids of the
     connected bots (gateways refresh their ``holder`` keys while a bot's stream is open),
     or the error that kept them from being read."""
-    config = settings()
+    config = load()
     if not config.redis_url:
         return {"configured": False}
     import redis

@@ -17,7 +17,6 @@ from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, charts, gamedocs, views
 from .params import Before, MatchId, PageNumber, TournamentId
-from .settings import web_settings
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 templates.env.globals.update(charts=charts, MatchStatus=MatchStatus, TournamentStatus=TournamentStatus,
@@ -58,8 +57,9 @@ def live_matches(request: Request) -> HTMLResponse:
 @router.get("/games/{game}")
 def game(request: Request, game: str) -> HTMLResponse:
     data = views.game(_url(request), game)
-    doc = gamedocs.game_doc(data["name"], web_settings().docs_dir)
-    return render(request, "game.html", game=data, doc=doc, docs_dir=web_settings().docs_dir)
+    docs_dir = request.app.state.settings.docs_dir
+    doc = gamedocs.game_doc(data["name"], docs_dir)
+    return render(request, "game.html", game=data, doc=doc, docs_dir=docs_dir)
 
 
 @router.get("/games/{game}/leaderboard")
@@ -113,4 +113,4 @@ def api_reference(request: Request) -> HTMLResponse:
 
 @router.get("/status")
 def status(request: Request) -> HTMLResponse:
-    return render(request, "status.html", s=views.status(_url(request)), grafana=web_settings().grafana_url)
+    return render(request, "status.html", s=views.status(_url(request)), grafana=request.app.state.settings.grafana_url)

@@ -106,18 +106,18 @@ def test_a_pool_process_killed_mid_tournament_is_one_error_and_a_rerun_finishes(
 
 @pytest.mark.parametrize("value", ["-1", "257", "many"])
 def test_a_bad_process_count_is_refused(embedded, monkeypatch, value):
-    from arena.config import settings
+    from arena.settings import load
 
     monkeypatch.setenv("ARENA_EMBEDDED_PROCESSES", value)
     with pytest.raises(ValueError, match="embedded_processes"):
-        settings()
+        load()
 
 
 def test_unset_means_one_process_per_core(embedded, monkeypatch):
-    from arena.config import cores, settings
+    from arena.settings import cores, load
 
     monkeypatch.delenv("ARENA_EMBEDDED_PROCESSES", raising=False)
-    assert settings().embedded_processes == cores() >= 1
+    assert load().embedded_processes == cores() >= 1
 
 
 def pool_children(parent: int) -> list[int]:

@@ -329,7 +329,7 @@ def test_every_component_runs_its_arena_command(renders):
 
 
 def test_the_arena_reads_its_urls_from_the_charts_services_and_the_secrets(renders, monkeypatch):
-    from arena.config import settings
+    from arena.settings import load
 
     postgres, redis = chart_values("postgresql"), chart_values("redis")
     assert redis["architecture"] == "standalone"  # the chart's Service is then <fullname>-master
@@ -342,7 +342,7 @@ def test_the_arena_reads_its_urls_from_the_charts_services_and_the_secrets(rende
                     monkeypatch.delenv(name)
             for name, value in env.items():
                 monkeypatch.setenv(name, value)
-            config = settings()
+            config = load()
             database = urlsplit(config.database_url)
             assert database.scheme == "postgresql"
             assert (database.hostname, database.port) == (postgres["fullnameOverride"], 5432)
@@ -481,10 +481,11 @@ def workload(docs, name) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def test_referee_answers_grpc_health_on_the_settings_port_and_stops_gracefully(renders):
     from arena.server.settings import ServerSettings
+    from arena.settings import load
 
     for label, docs in renders.items():
         template, container = workload(docs, "referee")
-        settings = ServerSettings.from_env(environment(docs, container))
+        settings = ServerSettings.from_settings(load(environment(docs, container)))
         port = int(settings.address.rsplit(":", 1)[1])
         assert settings.address.startswith("0.0.0.0:"), "the Service reaches the pod's address, not its loopback"
         assert container_port(container, "grpc") == port
@@ -498,7 +499,7 @@ def test_referee_answers_grpc_health_on_the_settings_port_and_stops_gracefully(r
         # Endpoints drop the pod during the preStop pause, then health turns NOT_SERVING and calls
         # in flight get the server's grace; all of it inside the termination grace period.
         pause = container["lifecycle"]["preStop"]["sleep"]["seconds"]
-        assert pause + settings.grace_seconds < template["spec"]["terminationGracePeriodSeconds"], label
+        assert pause + settings.shutdown_grace_seconds < template["spec"]["terminationGracePeriodSeconds"], label
         if tls:
             mounts = {mount["mountPath"]: mount for mount in container["volumeMounts"]}
             folder = str(Path(settings.tls_cert).parent)
@@ -507,13 +508,14 @@ def test_referee_answers_grpc_health_on_the_settings_port_and_stops_gracefully(r
 
 
 def test_web_listens_where_its_service_and_probes_point(renders, monkeypatch):
-    from arena.web.settings import web_settings
+    from arena.settings import load
+    from arena.web.settings import WebSettings
 
     for label, docs in renders.items():
         _, container = workload(docs, "web")
         for key, value in environment(docs, container).items():
             monkeypatch.setenv(key, value)
-        settings = web_settings()
+        settings = WebSettings.from_settings(load())
         assert settings.host == "0.0.0.0", f"{label}: the Service reaches the pod's address, not its loopback"
         port = settings.port
         assert container_port(container, "http") == port
@@ -522,8 +524,7 @@ def test_web_listens_where_its_service_and_probes_point(renders, monkeypatch):
 
 
 def test_metrics_listen_on_the_pod_where_the_annotations_and_pod_monitors_look(renders, monkeypatch):
-    from arena.config import settings
-    from arena.server import serve
+    from arena.settings import load
 
     docs = renders["example+all"]
     monitors = objects(renders, "PodMonitor")
@@ -533,9 +534,9 @@ def test_metrics_listen_on_the_pod_where_the_annotations_and_pod_monitors_look(r
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         if name != "referee":
-            port, address = settings().metrics_port, settings().metrics_address
+            port, address = load().metrics_port, load().metrics_address
         else:
-            port, address = serve.metrics_port_from_env(), serve.metrics_address_from_env()
+            port, address = load().gateway_metrics_port, load().gateway_metrics_address
         assert address == "0.0.0.0", f"{name}: metrics on loopback cannot be scraped"
         assert container_port(container, "metrics") == port
         annotations = template["metadata"]["annotations"]
@@ -634,7 +635,7 @@ def test_redis_admits_every_live_match_the_live_workers_may_hold(renders):
 
 
 def test_live_workers_play_the_live_queue_with_memory_for_hundreds_of_matches(renders, monkeypatch):
-    from arena.config import settings
+    from arena.settings import load
 
     for label, docs in renders.items():
         template, container = workload(docs, "live-worker")
@@ -644,7 +645,7 @@ def test_live_workers_play_the_live_queue_with_memory_for_hundreds_of_matches(re
                 monkeypatch.delenv(name)
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        config = settings()
+        config = load()
         assert config.live_queue and config.live_queue != config.queue, label
         assert config.live_matches >= 100, label
         # Every arena container reads the same ConfigMap: the dispatcher (any CLI, the referee)

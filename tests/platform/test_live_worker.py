@@ -135,6 +135,7 @@ def test_fifty_bots_two_gateways_one_live_worker(pg_url, shared_redis, queue_nam
 def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url, monkeypatch):
     """ARENA_DB_POOL sizes every process's PostgreSQL pool; a live worker, whose task threads
     all claim and record, keeps at least one connection per ten live matches."""
+    from arena.settings import adopt
     from workers import live
 
     monkeypatch.setenv("ARENA_DB_POOL", "7")
@@ -145,15 +146,19 @@ def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url
         assert connection.exec_driver_sql("select 1").scalar_one() == 1
 
     monkeypatch.delenv("ARENA_DB_POOL")
-    assert live.size_database_pool(200) == 20
-    assert db.engine(pg_url).pool.size() == 20  # engines made before were replaced
-    monkeypatch.setenv("ARENA_DB_POOL", "50")
-    assert live.size_database_pool(200) == 50  # a larger setting stands
-    monkeypatch.setenv("ARENA_DB_POOL", "0")
-    with pytest.raises(ValueError, match="db_pool"):  # the command line names ARENA_DB_POOL
-        live.size_database_pool(200)
-    monkeypatch.delenv("ARENA_DB_POOL")
-    db.dispose_all()
+    try:
+        assert live.size_database_pool(200) == 20
+        assert db.engine(pg_url).pool.size() == 20  # engines made before were replaced
+        adopt(None)  # another live worker, reading its settings afresh
+        monkeypatch.setenv("ARENA_DB_POOL", "50")
+        assert live.size_database_pool(200) == 50  # a larger setting stands
+        monkeypatch.setenv("ARENA_DB_POOL", "0")
+        with pytest.raises(ValueError, match="db_pool"):  # the command line names ARENA_DB_POOL
+            live.size_database_pool(200)
+    finally:
+        adopt(None)
+        monkeypatch.delenv("ARENA_DB_POOL", raising=False)
+        db.dispose_all()
 
 
 def test_a_stopped_live_worker_never_costs_a_quick_bot_its_clock(pg_url, shared_redis, queue_name, tmp_path):

@@ -229,12 +229,13 @@ def test_only_loopback_addresses_and_localhost_itself_open_registration() -> Non
     """Before, any host starting with `127.` or equal to `localhost` counted as loopback by its
     spelling: `127.example.org` opened registration to the world."""
     from arena.server.settings import ServerSettings
+    from arena.settings import load
 
     for host in ("127.0.0.1", "127.3.2.1", "localhost", "LocalHost", "[::1]", "[::ffff:127.0.0.1]"):
-        assert ServerSettings.from_env({"ARENA_GRPC_ADDRESS": f"{host}:50051"}).registration_open, host
+        assert ServerSettings.from_settings(load({"ARENA_GRPC_ADDRESS": f"{host}:50051"})).registration_open, host
     for host in ("127.example.org", "localhost.example.org", "127.0.0.1.nip.io", "0.0.0.0", "[::]", "10.1.2.3",
                  "example.org"):
-        settings = ServerSettings.from_env({"ARENA_GRPC_ADDRESS": f"{host}:50051"})
+        settings = ServerSettings.from_settings(load({"ARENA_GRPC_ADDRESS": f"{host}:50051"}))
         assert not settings.loopback and not settings.registration_open, host
 
 

@@ -269,15 +269,16 @@ def _matches(tournament_id: str, status: str) -> int:
 def test_registration_is_admin_only_when_closed_and_by_default_off_loopback(tmp_path: Path, monkeypatch) -> None:
     from arena.server.embedded import BackgroundServer
     from arena.server.settings import ServerSettings
+    from arena.settings import load
 
     assert ServerSettings(address="127.0.0.1:50051").registration_open
     assert ServerSettings(address="localhost:50051").registration_open
     assert not ServerSettings(address="0.0.0.0:50051").registration_open
     assert not ServerSettings(address="[::]:50051").registration_open
     assert ServerSettings(address="0.0.0.0:50051", registration="open").registration_open
-    assert not ServerSettings.from_env({"ARENA_GRPC_ADDRESS": "10.1.2.3:50051"}).registration_open
+    assert not ServerSettings.from_settings(load({"ARENA_GRPC_ADDRESS": "10.1.2.3:50051"})).registration_open
     with pytest.raises(ValueError):
-        ServerSettings.from_env({"ARENA_REGISTRATION": "sometimes"})
+        ServerSettings.from_settings(load({"ARENA_REGISTRATION": "sometimes"}))
 
     monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'closed.db'}")
     monkeypatch.delenv("ARENA_REDIS_URL", raising=False)

@@ -157,22 +157,28 @@ def test_bot_page_has_history_opponents_and_strikes(client, store):
     assert re.search(r'<svg class="chart"', client.get("/bots/heuristic").text)
 
 
-def test_home_game_and_status_pages(client, store, monkeypatch):
+def test_home_game_and_status_pages(client, store):
+    from fastapi.testclient import TestClient
+
+    from arena.settings import load
+    from arena.web.app import create_app
+    from arena.web.settings import WebSettings
+
     home = client.get("/").text
     for name in games.names():
         assert f'href="/games/{name}"' in home
     assert "web test in progress" in home and f'/matches/{store.running_match}"' in home
     game = client.get("/games/durak").text
     assert "<table>" in game and "Observation" in game and "<h2>" in game
-    monkeypatch.setenv("ARENA_DOCS_DIR", "/nonexistent")
-    assert "ARENA_DOCS_DIR" in client.get("/games/durak").text
+    elsewhere = load().but(docs_dir="/nonexistent", grafana_url="http://grafana.example/d/arena")
+    with TestClient(create_app(store.url, read_rate="", settings=WebSettings.from_settings(elsewhere))) as other:
+        assert "ARENA_DOCS_DIR" in other.get("/games/durak").text
+        assert 'href="http://grafana.example/d/arena"' in other.get("/status").text
     status = client.get("/api/v1/status").json()
     assert status["in_flight"] == 1 and status["queued"] >= 1 and status["redis"] == {"configured": False}
     # Processes are numbered for anonymous readers: their names are host:pid.
     assert status["processes"] and all(re.fullmatch(r"process \d+", p["process"]) for p in status["processes"])
     assert "test:2" not in client.get("/status").text
-    monkeypatch.setenv("ARENA_GRAFANA_URL", "http://grafana.example/d/arena")
-    assert 'href="http://grafana.example/d/arena"' in client.get("/status").text
 
 
 def test_the_api_behind_a_real_server(server, store):

@@ -8,11 +8,12 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from arena.settings import load
 from arena.store import db
 from arena.store.queries import match_t, tournament_t
 from arena.web import background, caches
 from arena.web.app import create_app
-from arena.web.settings import web_settings
+from arena.web.settings import WebSettings
 
 
 def finished_twins(store) -> tuple[int, int]:
@@ -92,15 +93,14 @@ def test_a_bots_matches_and_a_tournaments_deals_come_a_page_at_a_time(client, st
 
 
 @pytest.fixture
-def patient(store, monkeypatch):
+def patient(store):
     """The app behind a real server, sharing live pages for an hour; the caches are put back
     as the other tests' app made them."""
-    monkeypatch.setenv("ARENA_LIVE_SNAPSHOT_SECONDS", "3600")
-    running = background.start(create_app(store.url, read_rate=""))
+    hour = WebSettings.from_settings(load().but(live_snapshot_seconds=3600))
+    running = background.start(create_app(store.url, read_rate="", settings=hour))
     yield running
     running.stop()
-    monkeypatch.delenv("ARENA_LIVE_SNAPSHOT_SECONDS")
-    settings = web_settings()
+    settings = WebSettings.from_settings(load())
     caches.configure(settings.replay_cache_bytes, settings.live_snapshot_seconds)
 
 

@@ -14,10 +14,10 @@ target_metadata = SQLModel.metadata
 def run() -> None:
     connection = context.config.attributes.get("connection")
     if connection is None:
-        from arena.config import settings
+        from arena.settings import load
         from arena.store.db import make_engine
 
-        with make_engine(settings().database_url).begin() as own:
+        with make_engine(load().database_url).begin() as own:
             _migrate(own)
     else:
         _migrate(connection)
