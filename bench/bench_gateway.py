@@ -6,7 +6,7 @@
    BLPOP wakes, LPUSH, BLPOP), the two hops a distributed move makes; skipped without Redis.
 3. The move round trip as the match runner sees it (turn handed to the player until its
    action comes back; ``Decision.ms`` is only the bot's part of it, timed at the gateway), through the real gateway, mailbox and runner, with an
-   SDK bot process (``bots.random_bot``) in one seat: embedded (``LocalMailbox``) and
+   SDK bot process (``arena_bot.examples.random_bot``) in one seat: embedded (``LocalMailbox``) and
    distributed (``RedisMailbox``).
 
 Goals ("Live bots at scale"): embedded p50 <= 1.5 x gRPC (stretch 1.2 x); distributed p50 <=
@@ -196,7 +196,7 @@ def move_trips(mailbox: Mailbox, gateway_apart: bool = False) -> list[float]:
         server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox, _authenticate),
                                 "arena.v1.BotGateway")])
         address, stop = server.address, server.stop
-    bot = child(["-m", "bots.random_bot", "--address", address], token=TOKEN)
+    bot = child(["-m", "arena_bot.examples.random_bot", "--address", address], token=TOKEN)
     samples: list[float] = []
     try:
         samples, before, after = asyncio.run(_connect_and_play(mailbox, bot))
@@ -304,7 +304,7 @@ def tournament_rates(repetitions: int = 3) -> tuple[float, float]:
                 bot_id, token = token_for(name)
                 ids.append(bot_id)
                 bots.append(subprocess.Popen(
-                    [sys.executable, "-m", "bots.random_bot", "--address", server.address, "--max-matches", "8"],
+                    [sys.executable, "-m", "arena_bot.examples.random_bot", "--address", server.address, "--max-matches", "8"],
                     env={**os.environ, "ARENA_BOT_TOKEN": token}, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL))
             assert external.wait_connected(ids, 60), "the SDK bots did not connect"

@@ -3,7 +3,7 @@
 A real ``arena serve --web`` process (embedded, SQLite, default read limits) over a store of
 20,000 recorded matches (two tournaments of 10,000) and one real match of more than 1,000
 decisions with its transcript (``bench_web``'s synthetic store). An SDK bot process
-(``bots.random_bot``) is connected and plays challenges against a house bot, one at a time;
+(``arena_bot.examples.random_bot``) is connected and plays challenges against a house bot, one at a time;
 its move round trip is the match runner's own measure (``Decision.ms``: turn handed to the
 bot's stream until its move is back), read from the recorded transcripts.
 
@@ -138,7 +138,7 @@ def main() -> None:
                 arena = arena_pb2_grpc.ArenaStub(channel)
                 wait_for(lambda: arena.ListGames(arena_pb2.ListGamesRequest(), timeout=5).games, "the server")
                 token = arena.RegisterBot(arena_pb2.RegisterBotRequest(name="bench-reads-bot"), timeout=30).token
-                bot = subprocess.Popen([sys.executable, "-m", "bots.random_bot", "--address", f"127.0.0.1:{grpc_port}"],
+                bot = subprocess.Popen([sys.executable, "-m", "arena_bot.examples.random_bot", "--address", f"127.0.0.1:{grpc_port}"],
                                        env={**env, "ARENA_BOT_TOKEN": token}, cwd=ROOT,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 play(arena, "bench-reads-bot", url, 1)  # connected, and every lazy import done

@@ -1,3 +1,3 @@
-"""The arena's example bots (``python -m bots.random_bot`` …). The Python bot SDK itself is the
-``arena-bot`` distribution (sdk/python, ``arena_bot``); ``bots.sdk``, ``bots.aio`` and
-``bots.cli`` re-export it."""
+"""The arena's example bots (``python -m bots.house_bot`` …), written on the Python bot SDK,
+the ``arena-bot`` distribution (sdk/python): they import ``arena_bot`` as any bot does. The
+simplest, the random bot, ships with the SDK: ``arena-random-bot``."""

@@ -15,6 +15,7 @@ Everything goes through gRPC on purpose: a bot in any language can do the same w
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -27,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from arena_bot.cli import main
-from arena_bot.sdk import Bot, MatchResult, Turn
+from arena_bot.cli import connection, main
+from arena_bot.sdk import Bot, Connection, MatchResult, Turn
 from arena_bot.v1 import rules_pb2, rules_pb2_grpc
 
 log = logging.getLogger("arena.bot.search")
@@ -42,13 +43,11 @@ RPC_TIMEOUT = 2.0  # seconds; a Rules call slower than this means the service is
 
 class RulesClient:
     """A thin client of ``arena.v1.Rules``: states go in and out as JSON text. Thread-safe
-    (the SDK calls ``act`` from several threads when the bot plays matches at once)."""
+    (the SDK calls ``act`` from several threads when the bot plays matches at once). The
+    channel is the SDK's, TLS as ``Connection`` decides (``--ca``, ARENA_TLS_CA, ARENA_TLS)."""
 
-    def __init__(self, address: str, root_certificates: bytes | None = None) -> None:
-        if root_certificates is None:
-            self.channel = grpc.insecure_channel(address)
-        else:
-            self.channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates))
+    def __init__(self, server: Connection) -> None:
+        self.channel = server.blocking_channel()
         self.stub = rules_pb2_grpc.RulesStub(self.channel)
 
     def resample(self, state_json: str, seat: int, seed: int) -> str:
@@ -102,7 +101,7 @@ def prior(action: str, legal: list[str], observation: dict[str, Any]) -> float:
     return 0.0
 
 
-class SearchBot(Bot):
+class RemoteSearchBot(Bot):
     """Flat Monte Carlo with determinization for ``GAME``; random elsewhere."""
 
     want_sample_state = True
@@ -174,18 +173,19 @@ class SearchBot(Bot):
 
 def rules_from_argv(argv: list[str]) -> tuple[RulesClient, list[str]]:
     """The Rules client from ``--rules-address`` (default: ARENA_RULES_ADDRESS, else the
-    gateway's ``--address``: one server offers both), and the arguments left for the SDK."""
+    gateway's ``--address``: one server offers both), and the arguments left for the SDK. TLS
+    is the SDK's, as for the gateway: ``--ca``, else ARENA_TLS_CA, else ARENA_TLS=1."""
     ours = argparse.ArgumentParser(add_help=False)
     ours.add_argument("--rules-address", default=os.environ.get("ARENA_RULES_ADDRESS"))
     mine, rest = ours.parse_known_args(argv)
     sdk = argparse.ArgumentParser(add_help=False)  # peeks at the SDK's own options
     sdk.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"))
-    sdk.add_argument("--ca")
+    sdk.add_argument("--ca", type=Path)
     known, _ = sdk.parse_known_args(rest)
-    ca = Path(known.ca).read_bytes() if known.ca else None
-    return RulesClient(mine.rules_address or known.address, ca), rest
+    gateway = connection(known, token="")  # the address and TLS settings the SDK will use
+    return RulesClient(dataclasses.replace(gateway, address=mine.rules_address or gateway.address)), rest
 
 
 if __name__ == "__main__":
     client, args = rules_from_argv(sys.argv[1:])
-    main(SearchBot(client), "Flat Monte Carlo search over the Rules service (Durak).", args)
+    main(RemoteSearchBot(client), "Flat Monte Carlo search over the Rules service (Durak).", args)

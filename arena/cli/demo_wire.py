@@ -24,7 +24,7 @@ from .progress import ProgressBar
 from .tournament_cmd import print_status
 
 # The example bots, by the name they are registered under: the module that runs them.
-WIRE_BOTS = {"wire-random": "bots.random_bot", "wire-heuristic": "bots.house_bot"}
+WIRE_BOTS = {"wire-random": "arena_bot.examples.random_bot", "wire-heuristic": "bots.house_bot"}
 HOUSE_LADDER = ["search", "heuristic", "random"]
 WIRE_GAMES = ["crazy_eights", "durak", "card_trip_europe"]
 

@@ -15,7 +15,6 @@ challenge's seats never take the slots a bot's rated matches use
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from collections import Counter
@@ -174,22 +173,18 @@ def play(match_id: int) -> str:
 
 
 def client_channel(address: str, ca: Path | None = None, tls: bool | None = None) -> grpc.Channel:
-    """A channel to the server at ``address``, chosen the way the Python SDK's ``Connection``
-    chooses, so that a bot author's settings serve both: TLS trusting the PEM certificate
-    ``ca`` (default the file ``ARENA_TLS_CA`` names), else TLS trusting the system's roots when
-    ``tls`` (default ``ARENA_TLS=1``), else plaintext."""
-    import grpc
+    """A channel to the server at ``address``, chosen by the Python SDK's ``Connection``, so
+    that a bot author's settings serve both: TLS trusting the PEM certificate ``ca`` (default
+    the file ``ARENA_TLS_CA`` names), else TLS trusting the system's roots when ``tls``
+    (default ``ARENA_TLS=1``), else plaintext."""
+    from arena_bot import sdk
 
-    ca_file = ca or (Path(os.environ["ARENA_TLS_CA"]) if os.environ.get("ARENA_TLS_CA") else None)
-    if tls is None:
-        tls = os.environ.get("ARENA_TLS") == "1"
-    if ca_file is not None:
-        try:
-            roots: bytes | None = ca_file.read_bytes()
-        except OSError as error:
-            raise ValueError(f"CA certificate {ca_file}: {error.strerror}") from None
-    else:
-        roots = None
-    if roots is not None or tls:
-        return grpc.secure_channel(address, grpc.ssl_channel_credentials(roots))  # None: the system's roots
-    return grpc.insecure_channel(address)
+    settings = sdk.Connection(address=address)
+    if ca is not None:
+        settings.tls_ca = str(ca)
+    if tls is not None:
+        settings.tls = tls
+    try:
+        return settings.blocking_channel()
+    except OSError as error:
+        raise ValueError(f"CA certificate {settings.tls_ca}: {error.strerror}") from None

@@ -44,7 +44,7 @@ def test_sdk_bots_play_a_rated_tournament_through_gateway_redis_and_a_celery_wor
         channel = grpc.insecure_channel(arena_env["ARENA_GRPC_ADDRESS"])
         grpc.channel_ready_future(channel).result(timeout=60)
         stub = arena_pb2_grpc.ArenaStub(channel)
-        bots = {"sdk-random": "bots.random_bot", "sdk-house": "bots.house_bot", "sdk-random-2": "bots.random_bot"}
+        bots = {"sdk-random": "arena_bot.examples.random_bot", "sdk-house": "bots.house_bot", "sdk-random-2": "arena_bot.examples.random_bot"}
         for name, module in bots.items():
             token = stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name)).token
             processes.append(spawn(arena_env | {"ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": arena_env["ARENA_GRPC_ADDRESS"]},

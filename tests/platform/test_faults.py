@@ -196,7 +196,7 @@ def test_arena_serve_stopped_with_sigterm_mid_tournament(pg_url, shared_redis, q
         names = ["sdk-a", "sdk-b"]
         for name in names:
             token = stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name)).token
-            bots.append(subprocess.Popen([sys.executable, "-m", "bots.random_bot"], cwd=ROOT,
+            bots.append(subprocess.Popen([sys.executable, "-m", "arena_bot.examples.random_bot"], cwd=ROOT,
                                          env=full | {"ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address},
                                          stdout=(tmp_path / f"{name}.log").open("ab"), stderr=subprocess.STDOUT))
         wait_until(lambda: all("connected as" in (tmp_path / f"{n}.log").read_text() for n in names),

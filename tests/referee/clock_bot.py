@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import Bot, Connection, Turn, run
+from arena_bot.sdk import Bot, Connection, Turn, run
 
 SLEEP = 1.0  # seconds a sleepy bot thinks: more than the tests' move time and bank together
 STALL = 1.0  # seconds the runner's process is stopped for

@@ -11,7 +11,7 @@ import random
 import time
 from pathlib import Path
 
-from bots.sdk import Bot, Connection, Turn, run
+from arena_bot.sdk import Bot, Connection, Turn, run
 
 
 class Held(Bot):

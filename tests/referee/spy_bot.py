@@ -27,9 +27,8 @@ from pathlib import Path
 
 import grpc
 import httpx
+from arena_bot.sdk import Bot, Connection, Turn, run
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
-
-from bots.sdk import Bot, Connection, Turn, run
 
 _print = threading.Lock()
 

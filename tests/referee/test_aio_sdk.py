@@ -1,4 +1,4 @@
-"""The asyncio SDK (``bots.aio``) against the whole server as ``arena serve`` runs it, with
+"""The asyncio SDK (``arena_bot.aio``) against the whole server as ``arena serve`` runs it, with
 bots as real processes: a single asyncio bot in several games, a fleet of 40 bots in one
 process on shared connections, a revoked bot leaving its fleet, an ``act`` that raises, and a
 fleet coming back after the server restarts."""
@@ -180,7 +180,7 @@ def test_a_revoked_bot_leaves_its_fleet_and_the_others_play_on(arena, server, tm
 # A bot whose act is blocking work (run in a thread by the SDK) and raises once per match.
 CLUMSY = textwrap.dedent("""
     import threading, time
-    from bots.aio import AsyncBot, run
+    from arena_bot.aio import AsyncBot, run
 
     class Clumsy(AsyncBot):
         blocking = True

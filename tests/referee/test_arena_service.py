@@ -132,7 +132,7 @@ def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
     assert not arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows, "a challenge is unrated"
 
     token = register(arena, "present-bot")
-    bot = start_bot("bots.random_bot", server.address, token)
+    bot = start_bot("arena_bot.examples.random_bot", server.address, token)
     try:
         wait_connected(token)
         ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["house:heuristic", "present-bot"]),

@@ -96,8 +96,8 @@ def test_a_bot_is_seated_only_while_connected_and_with_its_consent(
 
     assert refused(alice, GAME, "alice", "picky") == (
         "bot picky is not connected: a challenge seats only a connected bot that accepts it")
-    bots = [start_bot("bots.random_bot", server.address, shy),  # the default: declines
-            start_bot("bots.random_bot", server.address, picky, "--accept-challenges",
+    bots = [start_bot("arena_bot.examples.random_bot", server.address, shy),  # the default: declines
+            start_bot("arena_bot.examples.random_bot", server.address, picky, "--accept-challenges",
                       "--challenge-games", GAME, "--challenge-from", "Carol")]
     try:
         wait_connected(shy)
@@ -171,7 +171,7 @@ def test_challenges_at_once_are_bounded_for_the_challenger_and_by_the_challenged
     its policy's max_at_once for a bot accepting."""
     alice, bob = register(arena, "alice"), register(arena, "bob")
     slow = Staller(server.address, alice, 8, tmp_path / "alice.log")
-    sparring = start_bot("bots.random_bot", server.address, bob, "--accept-challenges", "--max-challenges", "1")
+    sparring = start_bot("arena_bot.examples.random_bot", server.address, bob, "--accept-challenges", "--max-challenges", "1")
     try:
         wait_connected(alice)
         wait_connected(bob)
@@ -203,7 +203,7 @@ def test_a_challenge_never_delays_the_seated_bots_rated_matches(
     for it to end (or forfeited when he left)."""
     alice, bob = register(arena, "alice"), register(arena, "bob")
     slow = Staller(server.address, alice, 8, tmp_path / "alice.log")
-    sparring = start_bot("bots.random_bot", server.address, bob, "--max-matches", "1", "--accept-challenges")
+    sparring = start_bot("arena_bot.examples.random_bot", server.address, bob, "--max-matches", "1", "--accept-challenges")
     try:
         wait_connected(alice)
         wait_connected(bob)
@@ -252,7 +252,7 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
         with grpc.insecure_channel(servers[0].address) as first, grpc.insecure_channel(servers[1].address) as second:
             near, far = arena_pb2_grpc.ArenaStub(first), arena_pb2_grpc.ArenaStub(second)
             alice, bob_token = register(near, "alice"), register(near, "bob")
-            bob = start_bot("bots.random_bot", servers[0].address, bob_token, "--accept-challenges",
+            bob = start_bot("arena_bot.examples.random_bot", servers[0].address, bob_token, "--accept-challenges",
                             "--challenge-games", GAME, "--max-challenges", "5")
             wait_connected(bob_token)
 

@@ -53,7 +53,7 @@ def wait_online(box: RedisMailbox, bot_id: str) -> None:
 def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThread, ServerThread, str],
                                                  shared_redis: str) -> None:
     first, second, prefix = two_gateways
-    alice = start_bot("bots.random_bot", first.address, "tok-alice")
+    alice = start_bot("arena_bot.examples.random_bot", first.address, "tok-alice")
     bob = start_bot("tests.referee.rogue_bot", second.address, "tok-bob", "good")
     runner_box = mailbox(shared_redis, prefix)
     try:

@@ -53,7 +53,7 @@ def remote(mailbox: LocalMailbox, bot_id: str, match_id: str, seat: int, grace: 
 
 def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbox]) -> None:
     server, mailbox = gateway
-    bot = start_bot("bots.random_bot", server.address, "tok-alice")
+    bot = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice")
     try:
         wait_online(mailbox, "1")
         players = [remote(mailbox, "1", "m1", 0), HousePlayer(GAME, "random", 1, 5)]
@@ -68,7 +68,7 @@ def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbo
 
 def test_a_bad_token_is_refused_and_final(gateway: tuple[ServerThread, LocalMailbox]) -> None:
     server, _ = gateway
-    bot = start_bot("bots.random_bot", server.address, "tok-wrong")
+    bot = start_bot("arena_bot.examples.random_bot", server.address, "tok-wrong")
     output = bot.communicate(timeout=30)[0].decode()
     assert bot.returncode != 0 or "UNAUTHENTICATED" in output
     assert "UNAUTHENTICATED" in output
@@ -79,10 +79,10 @@ def test_a_second_sdk_process_with_the_same_token_replaces_the_first_for_good(
     """The gateway's policy is "the newer connection wins"; the replaced SDK process must
     then stop (final error), not reconnect and fight the newer one."""
     server, mailbox = gateway
-    first = start_bot("bots.random_bot", server.address, "tok-alice")
+    first = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice")
     wait_online(mailbox, "1")
     holder = asyncio.run(mailbox.holder("1"))
-    second = start_bot("bots.random_bot", server.address, "tok-alice")
+    second = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice")
     try:
         output = first.communicate(timeout=30)[0].decode()
         assert first.returncode == 1 and "replaced" in output
@@ -103,7 +103,7 @@ def test_a_stopped_server_leaves_its_bots_gone_not_connected() -> None:
     servicer = Gateway(mailbox, by_token, heartbeat=0.2)
     server = ServerThread(ServerSettings(address="127.0.0.1:0"),
                           [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
-    bot = start_bot("bots.random_bot", server.address, "tok-alice")
+    bot = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice")
     try:
         wait_online(mailbox, "1")
         server.stop()

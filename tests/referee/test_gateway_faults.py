@@ -235,7 +235,7 @@ def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tupl
 def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[ServerThread, LocalMailbox],
                                                                 granted: int) -> None:
     server, mailbox = gateway
-    bot = start_bot("bots.random_bot", server.address, "tok-alice", "--max-matches", str(granted))
+    bot = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice", "--max-matches", str(granted))
     wait_online(mailbox, "1")
     most = 0
     results: dict[str, Any] = {}

@@ -34,7 +34,7 @@ def played(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> arena_pb
 
 def test_a_challenge_seats_bots_named_in_any_case(arena: arena_pb2_grpc.ArenaStub, server) -> None:  # noqa: F811
     token = register(arena, "Alice")
-    bot = start_bot("bots.random_bot", server.address, token)
+    bot = start_bot("arena_bot.examples.random_bot", server.address, token)
     try:
         wait_connected(token)
         # The calling bot may spell itself as it likes, and the house bot too.

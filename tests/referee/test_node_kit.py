@@ -306,7 +306,7 @@ def test_the_kits_bot_is_challenged_by_another_bot_only_as_its_flags_accept(
     reply, challenger = register(arena, "node-sparring"), register(arena, "py-challenger")
     bot = NodeBot(kit, "crazyEights", server.address, reply.token, tmp_path / "sparring.log",
                   args=("--accept-challenges", "--challenge-games", "crazy_eights"))
-    other = start_bot("bots.random_bot", server.address, challenger.token)
+    other = start_bot("arena_bot.examples.random_bot", server.address, challenger.token)
     own = (("authorization", f"Bearer {challenger.token}"),)
     try:
         connected(reply, bot)

@@ -115,7 +115,7 @@ def test_a_bots_moves_are_relayed_while_a_heavy_rules_call_runs() -> None:
     running = BackgroundServer(ServerSettings(address="127.0.0.1:0", rules_call_seconds=120, rules_cpu_seconds=120),
                                [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, gateway, "arena.v1.BotGateway")],
                                rules_work=rules_stall.call)
-    bot = start_bot("bots.random_bot", running.address, "tok-alice")
+    bot = start_bot("arena_bot.examples.random_bot", running.address, "tok-alice")
     channel, stub = rules(running.address)
     try:
         wait_online(mailbox, "1")

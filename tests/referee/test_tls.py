@@ -1,8 +1,8 @@
 """TLS end to end: a real ``arena serve`` process given a self-signed certificate for
 localhost and 127.0.0.1 (``ARENA_TLS_CERT``, ``ARENA_TLS_KEY``) answers clients that trust
 it, refuses plaintext clients and clients that trust another CA, a real SDK bot process
-connects over TLS in each of the SDK's ways of being given the CA, and ``arena challenge``
-is played over TLS given the CA in the same ways."""
+connects over TLS in each of the SDK's ways of being given the CA, the example search bot's
+``Rules`` client too, and ``arena challenge`` is played over TLS given the CA in the same ways."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def start_bot(server: TlsServer, name: str, log: Path, env: dict[str, str], args
     full = dict(os.environ) | {"PYTHONPATH": str(ROOT), "ARENA_BOT_TOKEN": token} | env
     for unset in {"ARENA_TLS", "ARENA_TLS_CA"} - set(env):
         full.pop(unset, None)
-    return subprocess.Popen([sys.executable, "-m", "bots.random_bot", "--address", f"localhost:{server.port}", *args],
+    return subprocess.Popen([sys.executable, "-m", "arena_bot.examples.random_bot", "--address", f"localhost:{server.port}", *args],
                             env=full, cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
@@ -136,6 +136,32 @@ def test_an_sdk_bot_without_tls_settings_does_not_connect(tls_server: TlsServer,
         assert "connected as" not in log.read_text()
     finally:
         stop(bot)
+
+
+def test_the_search_bot_reaches_the_rules_service_as_the_sdk_reaches_the_gateway(
+        tls_server: TlsServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example search bot's ``Rules`` client takes the SDK's TLS settings (``--ca`` or
+    ARENA_TLS_CA); without them it is refused, as a plaintext client is."""
+    from bots.search_bot import rules_from_argv
+
+    state = games.get("durak").new_state(2, 1)
+    seat = state.to_act()[0]
+    address = ["--address", f"localhost:{tls_server.port}"]
+    monkeypatch.delenv("ARENA_TLS", raising=False)
+    monkeypatch.delenv("ARENA_RULES_ADDRESS", raising=False)
+    for env, args in (({"ARENA_TLS_CA": str(tls_server.cert)}, []), ({}, ["--ca", str(tls_server.cert)]), ({}, [])):
+        monkeypatch.delenv("ARENA_TLS_CA", raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        client, rest = rules_from_argv([*address, *args, "--max-matches", "1"])
+        assert rest == [*address, *args, "--max-matches", "1"]
+        with client.channel:
+            if env or args:
+                assert client.legal_actions(json.dumps(state.to_json()), seat) == state.legal_actions(seat)
+            else:
+                with pytest.raises(grpc.RpcError) as refused:
+                    client.legal_actions(json.dumps(state.to_json()), seat)
+                assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
 def challenge(server: TlsServer, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -170,17 +170,32 @@ class Connection:
     max_backoff: float = 30.0
     max_attempts: int | None = None  # None = reconnect forever
 
-    def channel(self, extra_options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
-        """A new channel to ``address`` (TLS as above); ``extra_options`` are more gRPC
-        channel arguments."""
-        options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1), *extra_options]
+    def credentials(self) -> grpc.ChannelCredentials | None:
+        """The TLS credentials a channel to ``address`` uses (as above); None: plaintext.
+        ``OSError`` when the ``tls_ca`` file cannot be read."""
         roots = self.root_certificates
         if roots is None and self.tls_ca:
             roots = Path(self.tls_ca).read_bytes()
         if roots is not None or self.tls:
-            credentials = grpc.ssl_channel_credentials(roots)  # None: the system's roots
+            return grpc.ssl_channel_credentials(roots)  # None: the system's roots
+        return None
+
+    def channel(self, extra_options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
+        """A new channel to ``address`` (TLS as above) for the bot's stream; ``extra_options``
+        are more gRPC channel arguments."""
+        options = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_permit_without_calls", 1), *extra_options]
+        credentials = self.credentials()
+        if credentials is not None:
             return grpc.aio.secure_channel(self.address, credentials, options=options)
         return grpc.aio.insecure_channel(self.address, options=options)
+
+    def blocking_channel(self) -> grpc.Channel:
+        """A new blocking channel to ``address`` (TLS as above), for calls beside the bot's
+        stream: the ``Rules`` service, the arena's ``Arena`` service."""
+        credentials = self.credentials()
+        if credentials is not None:
+            return grpc.secure_channel(self.address, credentials)
+        return grpc.insecure_channel(self.address)
 
 
 class _Placement:
