@@ -10,11 +10,6 @@ from .deck import LEVEL_COLOURS, parse_extra
 from .state import BackpackerState
 
 
-def extra_cards(options: dict[str, Any]) -> tuple[str, ...]:
-    """The yellow/pink cards added one by one to a smaller game (option ``extra_cards``)."""
-    return parse_extra(options.get("extra_cards", ""))
-
-
 class Backpacker(Game):
     """Backpacker: travel, photograph countries on 5 continents, get home safely."""
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.games import HouseBot, cards
 
-from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, most_shed, shed_profile
+from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, shed_profile
 
 if TYPE_CHECKING:
     from .state import YanivState
@@ -19,13 +19,6 @@ FULL_PACK = cards.deck(jokers=2)
 CALL_CONFIDENCE = 0.7
 # What being able to call next turn is worth, in points.
 CALL_BONUS = 10.0
-
-
-def meld_bonus(hand: list[str]) -> int:
-    """Points the best set or run sheds beyond the highest single card: what holding
-    cards that belong together is worth next turn."""
-    single = max((VALUE[c] for c in hand), default=0)
-    return most_shed(hand) - single
 
 
 _OUTLOOKS: dict[int, float] = {}  # hand_key -> outlook: searches ask again and again
