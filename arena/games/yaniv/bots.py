@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import accumulate
 from operator import mul
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games import HouseBot, cards
 
 from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, shed_profile
-
-if TYPE_CHECKING:
-    from .state import YanivState
+from .state import YanivState
 
 FULL_PACK = cards.deck(jokers=2)
 # Call Yaniv only when no Assaf is this likely (tuned against the house bots).
