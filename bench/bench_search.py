@@ -1,6 +1,6 @@
 """The house-bot ladder in duplicate pairs: ``heuristic`` against ``random`` and ``search``
-against ``heuristic`` in every game, two players, at the ``search`` budgets of
-``arena.games.search.DEFAULT_BUDGETS``.
+against ``heuristic`` in every game, two players, at each game's ``search`` budget
+(``Game.search_budget``).
 
 A pair is one seed played twice with the seats swapped. It is decided when one bot wins both
 matches, or, when each wins one, when the two matches' combined score margin favours one;
@@ -38,7 +38,7 @@ from dataclasses import replace
 from typing import Any
 
 from arena import games
-from arena.games import house, search
+from arena.games import house
 from arena.games.base import State
 from arena.games.search import Budget, SearchBot, default_budget
 
@@ -197,7 +197,8 @@ def override_budgets(game_names: list[str], changes: dict[str, Any]) -> None:
     """Play ``search`` at its default budget with ``changes`` applied, in every game named
     (set before the pool forks, so every process plays the same budget)."""
     for game in game_names:
-        search.DEFAULT_BUDGETS[game] = replace(search.DEFAULT_BUDGETS.get(game, Budget()), **changes)
+        declared = type(games.get(game))
+        declared.search_budget = {**declared.search_budget, **changes}
 
 
 def run(game_names: list[str], matchups: list[str], pairs: int, processes: int, out: str | None,

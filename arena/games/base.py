@@ -1,8 +1,10 @@
-"""The game contract: ``Game``, ``State``, ``Outcome``, ``Option`` and ``IllegalAction``.
+"""The game contract: ``Game``, ``State``, ``Outcome``, ``Option``, ``IllegalAction`` and
+``HouseBot``.
 
-Every game in the arena is a ``Game`` subclass (metadata and construction) and a ``State``
-subclass (the whole truth of one match). Players only ever see ``State.observation(seat)``
-and ``State.legal_actions(seat)``; the referee calls ``State.apply(seat, action)``.
+Every game in the arena is a ``Game`` subclass (metadata, construction and its house bots)
+and a ``State`` subclass (the whole truth of one match). Players only ever see
+``State.observation(seat)`` and ``State.legal_actions(seat)``; the referee calls
+``State.apply(seat, action)``.
 
 Rules code is pure Python: the standard library and ``arena.games`` only, randomness only
 from the match seed.
@@ -22,7 +24,7 @@ import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from .schema import check_state
 
@@ -235,6 +237,29 @@ class State:
         return f"<{self.game.name} state moves={self.moves} to_act={self.to_act()}>"
 
 
+class HouseBot:
+    """An in-process player that sees exactly what an external bot sees: built per match and
+    seat with ``(seat, seed)``, it answers ``act(observation, legal_actions) -> action`` and
+    never looks at the state (``arena.games.house`` builds and asks them)."""
+
+    # True for bots that search: they get a sample state (see ``arena.games.house.decide``).
+    wants_sample: ClassVar[bool] = False
+
+    def __init__(self, seat: int, seed: int) -> None:
+        self.seat = seat
+        self.random = random.Random(f"bot:{seat}:{seed}")
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        """Choose one of ``legal_actions`` for this seat's ``observation``."""
+        raise NotImplementedError
+
+
+class Searcher(Protocol):
+    """How a game's own ``search`` house bot is built: ``(game name, seat, seed)``."""
+
+    def __call__(self, game: str, seat: int, seed: int) -> HouseBot: ...
+
+
 def _deep(value: Any) -> Any:
     """Fast deep copy for JSON-shaped data (much cheaper than ``copy.deepcopy``)."""
     if isinstance(value, list):
@@ -245,9 +270,10 @@ def _deep(value: Any) -> Any:
 
 
 class Game:
-    """A game's metadata and its state factory. Subclasses set the class attributes."""
+    """A game's metadata, its state factory and its house bots. Subclasses set the class
+    attributes; everything the arena knows of a game is derived from them."""
 
-    name: ClassVar[str]
+    name: ClassVar[str]  # the game's one name: registry, wire, store, docs page
     title: ClassVar[str]
     version: ClassVar[str] = "1"
     min_players: ClassVar[int]
@@ -261,6 +287,15 @@ class Game:
     test_option_sets: ClassVar[list[dict[str, Any]]] = []
     # Option sets `make bench` measures besides the defaults.
     bench_option_sets: ClassVar[list[dict[str, Any]]] = []
+    # The house bot ``heuristic`` (a ``HouseBot`` class, built with ``(seat, seed)``); also the
+    # guide and the playout policy of ``search``. None: the game has no ``heuristic``.
+    heuristic: ClassVar[type[HouseBot] | None] = None
+    # The house bot ``search``: the game's own searcher, built with ``(game name, seat, seed)``
+    # (a subclass of ``arena.games.search.SearchBot``); None: the generic ``SearchBot``.
+    search: ClassVar[Searcher | None] = None
+    # ``search``'s budget for this game: fields of ``arena.games.search.Budget`` that differ
+    # from its defaults (figures in the game's docs page).
+    search_budget: ClassVar[dict[str, Any]] = {}
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """Legal player counts under these options (some games need a second deck)."""

@@ -8,39 +8,29 @@ A bot with ``wants_sample = True`` is also handed, as ``act(..., sample=state)``
 external bot gets when it asks for a sample state: ``resample_hidden`` of the true state for
 its seat, a full state it cannot tell from the truth. ``decide`` is the one place that does so.
 
-``random`` and ``search`` (``arena.games.search``) exist for every game; each game registers
-its own ``heuristic``.
+A game's house bots come from its ``Game`` class: ``random`` for every game; ``heuristic``
+where the class names one (``Game.heuristic``); ``search`` for every game, the class's own
+searcher (``Game.search``) or else the generic one (``arena.games.search.SearchBot``).
+``register_bot`` adds more under other names.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any
 
+from .base import HouseBot, State
+from .registry import get
+from .search import SearchBot
 from .steps import step_in_process
 
-if TYPE_CHECKING:
-    from .base import State
+HouseBotFactory = Callable[[int, int], HouseBot]
 
-HouseBotFactory = Callable[[int, int], "HouseBot"]
-
-_bots: dict[str, dict[str, HouseBotFactory]] = {}
-
-
-class HouseBot:
-    """Base class for house bots: keeps the seat and a seeded random stream."""
-
-    # True for bots that search: they get a sample state (see ``decide``).
-    wants_sample: ClassVar[bool] = False
-
-    def __init__(self, seat: int, seed: int) -> None:
-        self.seat = seat
-        self.random = random.Random(f"bot:{seat}:{seed}")
-
-    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
-        """Choose one of ``legal_actions`` for this seat's ``observation``."""
-        raise NotImplementedError
+# The house bots given by ``register_bot``, besides those each game's class declares.
+_extra: dict[str, dict[str, HouseBotFactory]] = {}
+DECLARED = ("random", "heuristic", "search")
 
 
 class RandomBot(HouseBot):
@@ -79,29 +69,35 @@ def sampler(state: State, seat: int, seed: int, turn: int) -> Callable[[], State
 
 
 def register_bot(game: str, name: str, factory: HouseBotFactory) -> None:
-    """Make ``factory`` available as house bot ``name`` for ``game``."""
-    _bots.setdefault(game, {})[name] = factory
+    """Make ``factory`` (called with ``(seat, seed)``) available as house bot ``name`` for
+    ``game``. ``random``, ``heuristic`` and ``search`` come from the game's class alone."""
+    if name in DECLARED:
+        raise ValueError(f"house bot {name!r} of {game} is declared by its Game class, not registered")
+    _extra.setdefault(game, {})[name] = factory
+
+
+def house_bots(game: str) -> dict[str, HouseBotFactory]:
+    """Every house bot of ``game`` by name, each a factory called with ``(seat, seed)``."""
+    found = get(game)
+    declared: dict[str, HouseBotFactory] = {"random": RandomBot}
+    if found.heuristic is not None:
+        declared["heuristic"] = found.heuristic
+    declared["search"] = functools.partial(found.search or SearchBot, found.name)
+    return declared | _extra.get(found.name, {})
 
 
 def bot_names(game: str) -> list[str]:
-    """House bots available for ``game`` (``random`` always)."""
-    from . import get
-
-    get(game)  # loads the game, which registers its bots
-    return sorted({"random", *_bots.get(game, {})})
+    """House bots available for ``game`` (``random`` and ``search`` always)."""
+    return sorted(house_bots(game))
 
 
 def house_bot(game: str, name: str, seat: int, seed: int) -> HouseBot:
     """A fresh house bot ``name`` for one seat of one match of ``game``."""
-    from . import get
-
-    get(game)
-    if name == "random":
-        return RandomBot(seat, seed)
+    factories = house_bots(game)
     try:
-        factory = _bots[game][name]
+        factory = factories[name]
     except KeyError:
-        raise KeyError(f"no house bot {name!r} for {game}; have {bot_names(game)}") from None
+        raise KeyError(f"no house bot {name!r} for {game}; have {sorted(factories)}") from None
     return factory(seat, seed)
 
 
@@ -114,8 +110,6 @@ def play(
     """Play one match of house bots in-process, synchronously: ``(final state, actions)``.
 
     ``bots[seat]`` names the house bot in each seat (see ``play_bots``)."""
-    from . import get
-
     state = get(game).new_state(len(bots), seed, options)
     players = [house_bot(game, name, seat, seed) for seat, name in enumerate(bots)]
     return state, play_bots(state, players, seed)

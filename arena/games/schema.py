@@ -39,12 +39,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .base import Game
+from typing import Any, Protocol
 
 MAX_DEPTH = 8  # no state nests deeper (lists of groups of barred cards are 4 deep)
 MAX_STRING = 200  # ids and log lines are short
@@ -52,6 +49,27 @@ MAX_INT = 100_000  # counts, scores, turns, card numbers; seeds are checked apar
 MIN_LIST = 64  # a list may always be this long, whatever the packs hold
 ENVELOPE = {"game", "version", "state"}
 BASE = ("num_players", "seed", "options", "moves")
+
+
+class Game(Protocol):
+    """What ``check_state`` reads of a game: ``arena.games.base.Game`` has it all (the check
+    sits below the contract, so that the contract may call it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def turn_cap(self) -> int: ...
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+    @property
+    def state_class(self) -> Any: ...
+
+    def resolve_options(self, options: dict[str, Any] | None) -> dict[str, Any]: ...
+    def player_counts(self, options: dict[str, Any] | None = None) -> range: ...
+    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> Any: ...
+    def __hash__(self) -> int: ...  # templates are cached per game
 
 
 class BadState(ValueError):

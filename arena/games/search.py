@@ -44,8 +44,8 @@ from typing import Any
 
 from arena.settings import ArenaSettings, load
 
-from .base import State
-from .house import HouseBot, _bots
+from .base import HouseBot, State
+from .registry import get
 
 
 @dataclass(frozen=True)
@@ -91,26 +91,6 @@ class Budget:
         return replace(self, **changes)
 
 
-# Budgets per game, measured in duplicate pairs (``python -m bench search``, figures in each
-# game's docs page) so that a match stays affordable on a shared two-core machine: the short
-# card games play to the end; the long ones look a few dozen plies ahead. Yaniv's standings
-# only move when a round is scored and Trekking's when a tour is, so there a playout runs to
-# the next scoring event. Yaniv's search spends its playouts in rounds of halving and scores
-# a round by its margin: with a flat share, 12 playouts over up to 8 candidates gave each
-# one or two worlds, too few for any verdict but the noise's.
-DEFAULT_BUDGETS: dict[str, Budget] = {
-    "backpacker": Budget(iterations=48, depth=40, min_worlds=3, halving=True),
-    "bastard_brag": Budget(iterations=32, depth=None),
-    "card_trip_europe": Budget(iterations=12, depth=12, min_worlds=3),
-    "crazy_eights": Budget(iterations=1024, depth=None, halving=True),
-    "durak": Budget(iterations=16, depth=None),
-    "itchy_feet": Budget(iterations=12, depth=20),
-    "shithead": Budget(iterations=16, depth=20),
-    "trekking_the_world": Budget(iterations=12, depth=40, min_worlds=3, until_scored=True),
-    "yaniv": Budget(iterations=24, depth=80, candidates=6, min_worlds=4, until_scored=True, halving=True,
-                    scale=15.0),
-}
-
 # The search departs from the heuristic's choice only for a gain this many standard errors
 # above nothing, and at least MIN_GAIN of a standing: the best of several noisy means is
 # flattered by the noise, and the heuristic is a good default.
@@ -122,9 +102,13 @@ MARGIN_WEIGHT = 0.25
 
 
 def default_budget(game: str, settings: ArenaSettings | None = None) -> Budget:
-    """The budget ``search`` plays ``game`` with: the game's default, then ``settings`` (default
-    the process's)."""
-    return DEFAULT_BUDGETS.get(game, Budget()).with_settings(settings or load())
+    """The budget ``search`` plays ``game`` with: its ``Game.search_budget``, then ``settings``
+    (default the process's).
+
+    Each game's budget is measured in duplicate pairs (``python -m bench search``, figures in
+    its docs page) so that a match stays affordable on a shared two-core machine: the short
+    card games play to the end; the long ones look a few dozen plies ahead."""
+    return Budget(**get(game).search_budget).with_settings(settings or load())
 
 
 def standing(state: State, seat: int) -> float:
@@ -179,7 +163,7 @@ class SearchBot(HouseBot):
         super().__init__(seat, seed)
         self.game = game
         self.budget = budget or default_budget(game)
-        heuristic = _bots.get(game, {}).get("heuristic")
+        heuristic = get(game).heuristic
         self.guide = heuristic(seat, seed) if heuristic is not None else None
         # Random playouts need no observation: the cheapest look ahead there is.
         self.policy: PolicyFactory | None = heuristic if self.budget.rollout == "heuristic" else None
@@ -322,12 +306,3 @@ class SearchBot(HouseBot):
         if self.budget.scale is not None:
             return chances(state, self.seat, self.budget.scale)
         return standing(state, self.seat)
-
-
-def factory(game: str) -> Callable[[int, int], SearchBot]:
-    """The house-bot factory for ``game``'s ``search`` bot."""
-
-    def build(seat: int, seed: int) -> SearchBot:
-        return SearchBot(game, seat, seed)
-
-    return build

@@ -13,7 +13,8 @@ import pytest
 from test_backpacker import entry, position  # the same directory (rootdir import mode)
 
 from arena import games
-from arena.games import house, search
+from arena.games import house
+from arena.games.backpacker import Backpacker
 from arena.games.backpacker.bots import BackpackerHeuristic
 from arena.games.backpacker.searching import BackpackerSearch, playout_observation, potential, prospects
 from arena.games.search import Budget, standing
@@ -99,7 +100,7 @@ def test_the_heuristic_plays_as_it_did_before_its_speed_ups(bots: list[str], exp
 
 
 def test_search_is_deterministic_for_a_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(search.DEFAULT_BUDGETS, "backpacker", Budget(iterations=6, depth=8, halving=True))
+    monkeypatch.setattr(Backpacker, "search_budget", {"iterations": 6, "depth": 8, "halving": True})
     first = house.play("backpacker", ["search", "heuristic"], seed=11)[1]
     assert first == house.play("backpacker", ["search", "heuristic"], seed=11)[1]
 
@@ -110,7 +111,7 @@ def test_the_candidates_are_the_heuristics_best_rated_actions() -> None:
     hand = ["zimbabwe", "mongolia", "uk", "beach", "culture", "bad_timing", "reunion"]
     state = position([hand, ["culture"] * 5], trips=[[entry("japan")], [entry("peru")]])
     legal = state.legal_actions(0)
-    bot = BackpackerSearch(0, 1)
+    bot = BackpackerSearch("backpacker", 0, 1)
     bot.budget = Budget(iterations=4, depth=4, candidates=4)
     guess = bot.guide.act(state.observation(0), legal)
     chosen = bot.candidates(legal, guess, random.Random(0))

@@ -11,8 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from arena import games
-from arena.games import house, search
-from arena.games.crazy_eights import CrazyEightsHeuristic, CrazyEightsSearch, CrazyEightsState, searching
+from arena.games import house
+from arena.games.crazy_eights import (
+    CrazyEights,
+    CrazyEightsHeuristic,
+    CrazyEightsSearch,
+    CrazyEightsState,
+    searching,
+)
 from arena.games.crazy_eights.searching import glance
 from arena.games.search import Budget
 
@@ -97,7 +103,7 @@ def test_worlds_agree_with_what_was_read() -> None:
 
 
 def test_search_is_registered_and_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(search.DEFAULT_BUDGETS, "crazy_eights", Budget(iterations=16, depth=None))
+    monkeypatch.setattr(CrazyEights, "search_budget", {"iterations": 16, "depth": None})
     assert isinstance(house.house_bot("crazy_eights", "search", 0, 1), CrazyEightsSearch)
     first = house.play("crazy_eights", ["heuristic", "search"], seed=11)[1]
     assert first == house.play("crazy_eights", ["heuristic", "search"], seed=11)[1]
@@ -109,7 +115,7 @@ def test_search_is_registered_and_deterministic(monkeypatch: pytest.MonkeyPatch)
 def test_search_plays_other_options_and_tables(options: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
     """Where it does not read the other player (Fastplay, reshuffles, two packs, more
     players) it is the plain search; over several hands it reads each hand afresh."""
-    monkeypatch.setitem(search.DEFAULT_BUDGETS, "crazy_eights", Budget(iterations=4, depth=None))
+    monkeypatch.setattr(CrazyEights, "search_budget", {"iterations": 4, "depth": None})
     for players in (["search", "heuristic"], ["heuristic", "search", "random"]):
         state, _ = house.play("crazy_eights", players, seed=4, options=options)
         assert state.is_terminal()

@@ -13,7 +13,7 @@ from arena import games
 from arena.games import IllegalAction
 from arena.games.durak.cards import VALUE, beats, pack
 from arena.games.durak.state import DurakState
-from tests.test_conformance import resampled_along_random_matches
+from arena.games.testing import resampled_along_random_matches
 
 GAME = games.get("durak")
 
@@ -553,7 +553,7 @@ def test_resampled_worlds_agree_with_what_the_seat_saw(n: int, options: dict[str
     no hand, among the cards nobody has seen, more trumps below the one shown at the start
     than that hand has drawn from the stock since."""
     constrained = 0
-    for trail, state, seat, world in resampled_along_random_matches("durak", n, options, range(10)):
+    for trail, state, seat, world in resampled_along_random_matches(GAME, n, options, range(10)):
         assert isinstance(state, DurakState) and isinstance(world, DurakState)
         assert world.hands[seat] == state.hands[seat] and world.known == state.known
         assert (world.attacks, world.defences, world.discards) == (state.attacks, state.defences, state.discards)

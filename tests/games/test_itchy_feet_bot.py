@@ -13,14 +13,14 @@ from test_itchy_feet import FRANCE, play, position  # the same directory (rootdi
 
 from arena.games.house import evaluate
 from arena.games.house import play as play_match
-from arena.games.itchy_feet.bots import Traveller
+from arena.games.itchy_feet.bots import ItchyFeetHeuristic
 from arena.games.itchy_feet.core import MAX_OFFERS
 from arena.games.itchy_feet.state import ItchyFeetState
 
 
 def choose(state: ItchyFeetState, seat: int | None = None) -> str:
     seat = state.to_act()[0] if seat is None else seat
-    return Traveller(seat, 1).act(state.observation(seat), state.legal_actions(seat))
+    return ItchyFeetHeuristic(seat, 1).act(state.observation(seat), state.legal_actions(seat))
 
 
 def respond(state: ItchyFeetState) -> ItchyFeetState:
@@ -49,7 +49,7 @@ def test_offers_three_cards_for_a_spare_passport() -> None:
     state = position([["phrasebook", "local_currency", "sunscreen", "sunscreen", "sunscreen"],
                       ["passport_usa", "passport_japan", "umbrella"]], centre="india")
     state.known[1] = ["passport_japan", "passport_usa"]
-    bot = Traveller(0, 1)
+    bot = ItchyFeetHeuristic(0, 1)
     moves = []
     while state.phase != "respond":
         moves.append(bot.act(state.observation(0), state.legal_actions(0)))

@@ -13,16 +13,16 @@ from arena.games import house, search
 from arena.games.search import Budget, SearchBot
 from arena.referee import HousePlayer, play_match
 
-TINY = Budget(iterations=2, depth=6, candidates=3)
+TINY = {"iterations": 2, "depth": 6, "candidates": 3}
 # Yaniv's playouts run to the next scoring event, as its default budget has them do.
-TINY_BUDGETS = {"yaniv": Budget(iterations=2, depth=30, candidates=3, until_scored=True)}
+TINY_BUDGETS = {"yaniv": {"iterations": 2, "depth": 30, "candidates": 3, "until_scored": True}}
 
 
 @pytest.fixture
 def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every game's ``search`` at a budget that plays a whole match in moments."""
     for name in games.names():
-        monkeypatch.setitem(search.DEFAULT_BUDGETS, name, TINY_BUDGETS.get(name, TINY))
+        monkeypatch.setattr(type(games.get(name)), "search_budget", TINY_BUDGETS.get(name, TINY))
 
 
 @pytest.mark.parametrize("game", games.names())
@@ -35,7 +35,7 @@ def test_search_plays_a_whole_match_of_every_game(game: str, tiny: None) -> None
 
 @pytest.mark.parametrize("game", ["durak", "crazy_eights", "shithead"])
 def test_search_is_deterministic_for_a_seed(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(search.DEFAULT_BUDGETS, game, Budget(iterations=12, depth=10))
+    monkeypatch.setattr(type(games.get(game)), "search_budget", {"iterations": 12, "depth": 10})
     first = house.play(game, ["search", "random"], seed=11)[1]
     again = house.play(game, ["search", "random"], seed=11)[1]
     other = house.play(game, ["search", "random"], seed=12)[1]
@@ -110,7 +110,7 @@ def test_search_beats_random(monkeypatch: pytest.MonkeyPatch) -> None:
     """Durak at 12 playouts a decision, ten fixed deals, seats alternating. The heuristic
     alone wins about 90 % against random, so 8 of 10 leaves a wide margin; random play
     would win 8 of 10 by luck with probability 0.055."""
-    monkeypatch.setitem(search.DEFAULT_BUDGETS, "durak", Budget(iterations=12, depth=24))
+    monkeypatch.setattr(type(games.get("durak")), "search_budget", {"iterations": 12, "depth": 24})
     wins = 0
     for seed in range(200, 210):
         seat = seed % 2

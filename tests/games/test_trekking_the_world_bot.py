@@ -7,7 +7,7 @@ minus a margin."""
 from __future__ import annotations
 
 from arena.games import house
-from arena.games.trekking_the_world.bots import TrekkingHeuristic
+from arena.games.trekking_the_world.bots import TrekkingTheWorldHeuristic
 
 
 def test_heuristic_beats_random_two_players() -> None:
@@ -19,4 +19,4 @@ def test_heuristic_only_picks_legal_actions() -> None:
     state, actions = house.play("trekking_the_world", ["heuristic", "heuristic", "heuristic"], 3)
     assert state.is_terminal() and not state.capped()
     assert any(a.startswith("tour ") for _, a in actions)
-    assert isinstance(house.house_bot("trekking_the_world", "heuristic", 0, 1), TrekkingHeuristic)
+    assert isinstance(house.house_bot("trekking_the_world", "heuristic", 0, 1), TrekkingTheWorldHeuristic)

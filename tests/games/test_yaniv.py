@@ -15,9 +15,9 @@ import pytest
 from arena import games
 from arena.games import IllegalAction, cards
 from arena.games.house import evaluate
+from arena.games.testing import resampled_along_random_matches
 from arena.games.yaniv.melds import RUN_RANK, VALUE, discards, hand_value
 from arena.games.yaniv.state import YanivState
-from tests.test_conformance import resampled_along_random_matches
 
 GAME = games.get("yaniv")
 
@@ -351,7 +351,7 @@ def test_resampled_worlds_agree_with_what_the_seat_saw(options: dict[str, Any]) 
     reshuffled cards, and with one pack a hand holds no more reshuffled cards unseen than it
     has drawn from the deck since."""
     rebuilds = 0
-    for trail, state, seat, world in resampled_along_random_matches("yaniv", 3, options, range(12)):
+    for trail, state, seat, world in resampled_along_random_matches(GAME, 3, options, range(12)):
         assert isinstance(state, YanivState) and isinstance(world, YanivState)
         assert world.hands[seat] == state.hands[seat] and world.known == state.known
         assert (world.buried, world.last_discard, world.my_discard) == (

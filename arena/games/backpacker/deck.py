@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _DATA = Path(__file__).with_name("data")
 
@@ -84,6 +85,11 @@ def build_deck(level: str, extra: tuple[str, ...] = ()) -> list[str]:
     return cards
 
 
+def extra_cards(options: dict[str, Any]) -> tuple[str, ...]:
+    """The yellow/pink cards added one by one to a smaller game (option ``extra_cards``)."""
+    return parse_extra(options.get("extra_cards", ""))
+
+
 def parse_extra(text: str) -> tuple[str, ...]:
     """The ``extra_cards`` option: comma-separated yellow/pink card ids; ValueError if unknown."""
     names = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
@@ -102,6 +108,3 @@ def continent(card: str) -> str:
     """Continent of a country card."""
     return COUNTRIES[card].continent
 
-
-def is_country(card: str) -> bool:
-    return card in COUNTRIES

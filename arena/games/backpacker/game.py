@@ -6,13 +6,10 @@ from typing import Any, ClassVar
 
 from arena.games import BadOptions, Game, Option
 
+from .bots import BackpackerHeuristic
 from .deck import LEVEL_COLOURS, parse_extra
+from .searching import BackpackerSearch
 from .state import BackpackerState
-
-
-def extra_cards(options: dict[str, Any]) -> tuple[str, ...]:
-    """The yellow/pink cards added one by one to a smaller game (option ``extra_cards``)."""
-    return parse_extra(options.get("extra_cards", ""))
 
 
 class Backpacker(Game):
@@ -48,6 +45,9 @@ class Backpacker(Game):
     ]
     # `make bench` measures the basic game beside the (default) advanced one.
     bench_option_sets: ClassVar[list[dict[str, Any]]] = [{"cards": "basic"}]
+    heuristic = BackpackerHeuristic
+    search = BackpackerSearch  # counts the trips on the table in an unfinished playout
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 48, "depth": 40, "min_worlds": 3, "halving": True}
 
     def resolve_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         resolved = super().resolve_options(options)

@@ -64,13 +64,6 @@ def reveal(known: list[list[list[str]]], holder: int, hand: list[str], viewers: 
             known[viewer][holder] = list(hand)
 
 
-def forget_hand(known: list[list[list[str]]], holder: int) -> None:
-    """``holder``'s hand changed in a way nobody else saw in full."""
-    for viewer, row in enumerate(known):
-        if viewer != holder:
-            row[holder] = []
-
-
 def swap_hands(known: list[list[list[str]]], a: int, b: int, hand_a: list[str], hand_b: list[str]) -> None:
     """Wrong Backpack: ``a`` and ``b`` swapped whole hands (``hand_a``/``hand_b`` before the
     swap). Each knows what the other now holds; everybody else swaps what they knew."""

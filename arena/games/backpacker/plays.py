@@ -7,12 +7,8 @@ with Insurance (9.6).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .deck import BAD_ADVICE, BONUS_CARDS, COUNTRIES, GREY, PINK
-
-if TYPE_CHECKING:
-    from .table import Table
+from .table import Table
 
 # backpacker 9.3/9.4: which Good Advice removes which Bad Advice.
 GOOD_FOR = {

@@ -107,9 +107,6 @@ def rank(guide: BackpackerHeuristic, action: str) -> float:
 class BackpackerSearch(SearchBot):
     """``SearchBot`` whose unfinished playouts count the trips on the table."""
 
-    def __init__(self, seat: int, seed: int) -> None:
-        super().__init__("backpacker", seat, seed)
-
     def candidates(self, legal: list[str], guess: str | None, rng: random.Random) -> list[str]:
         """All the actions, or the heuristic's choice and the runners-up by its own measure
         of them, rather than a random draw: with six cards in hand there are often a dozen

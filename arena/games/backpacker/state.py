@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from . import knowledge
-from .deck import GREY, build_deck
+from .deck import GREY, build_deck, extra_cards
 from .events import ECLIPSE_MAX, EventCards
 from .plays import country_plays, play_actions
 
@@ -39,8 +39,6 @@ class BackpackerState(EventCards):
 
     @classmethod
     def packs(cls, num_players: int, options: dict[str, Any]) -> list[str]:
-        from .game import extra_cards
-
         return build_deck(options["cards"], extra_cards(options))
 
     # ----- the contract hooks -----------------------------------------------------------------

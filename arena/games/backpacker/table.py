@@ -13,7 +13,7 @@ from typing import Any
 from arena.games import State, cards
 
 from . import knowledge
-from .deck import BAD_ADVICE, GREY, build_deck
+from .deck import BAD_ADVICE, GREY, build_deck, extra_cards
 from .scoring import score_trip
 
 HAND_SIZE = 5  # backpacker 3, 6 rule 3
@@ -37,8 +37,6 @@ class Table(State):
 
     # ----- setup and years (3, 8) -----------------------------------------------------------
     def _deck(self) -> list[str]:
-        from .game import extra_cards
-
         return build_deck(self.options["cards"], extra_cards(self.options))
 
     def _start_year(self) -> None:

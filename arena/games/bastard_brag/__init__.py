@@ -1,12 +1,7 @@
 """Bastard Brag, Backpacker's Playing Cards section 5 (see docs/games/bastard_brag.md)."""
 
-from arena.games import register, register_bot
-
 from .bots import BastardBragHeuristic
 from .game import BastardBrag
 from .state import BastardBragState
 
 __all__ = ["BastardBrag", "BastardBragHeuristic", "BastardBragState"]
-
-register(BastardBrag())
-register_bot("bastard_brag", "heuristic", BastardBragHeuristic)

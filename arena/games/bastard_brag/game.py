@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import BastardBragHeuristic
 from .state import BastardBragState
 
 
@@ -29,3 +30,5 @@ class BastardBrag(Game):
         ),
     }
     test_option_sets: ClassVar[list[dict[str, Any]]] = [{"coloured_jokers": True}]
+    heuristic = BastardBragHeuristic
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 32, "depth": None}

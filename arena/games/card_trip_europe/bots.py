@@ -126,7 +126,7 @@ def _extend(trip: list[int], cards: list[int], added: list[int], out: list[list[
         _extend([*trip, -number], rest, [*added, -number], out)
 
 
-class HeuristicBot(HouseBot):
+class CardTripEuropeHeuristic(HouseBot):
     """Greedy drafter: best pair and placement for its own trip, minus what it passes on."""
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import CardTripEuropeHeuristic
 from .state import TRIP_LENGTH, CardTripState
 
 
@@ -36,3 +37,5 @@ class CardTripEurope(Game):
         {"bonus_sides": "mixed"},
     ]
     state_class = CardTripState
+    heuristic = CardTripEuropeHeuristic
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 12, "depth": 12, "min_worlds": 3}

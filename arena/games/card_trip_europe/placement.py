@@ -11,11 +11,6 @@ from __future__ import annotations
 from .locations import ENERGY, TYPE, WEEK_ENERGY
 
 
-def is_campsite(entry: int) -> bool:
-    """True for a card placed campsite side up."""
-    return entry < 0
-
-
 def week_energy(trip: list[int]) -> int:
     """Energy already spent in the open week (the cards after the last campsite)."""
     spent = 0

@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import CrazyEightsHeuristic
+from .searching import CrazyEightsSearch
 from .state import TURN_CAP, CrazyEightsState
 
 
@@ -62,6 +64,9 @@ class CrazyEights(Game):
         {"decks": 2, "black_jack": True, "draw_two": False, "queen_skip": False, "ace_reverse": False},
         {"target_score": 50},
     ]
+    heuristic = CrazyEightsHeuristic
+    search = CrazyEightsSearch  # worlds that agree with the other player's plays
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 1024, "depth": None, "halving": True}
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """2-6 players with one pack; a second pack allows more (crazy_eights 4.1)."""

@@ -20,8 +20,7 @@ import random
 from typing import Any, cast
 
 from arena.games import cards
-from arena.games.base import State
-from arena.games.house import HouseBot
+from arena.games.base import HouseBot, State
 from arena.games.search import Budget, SearchBot, chances, standing
 
 from .actions import DRAW, PARSE, PASS, PENALTY_DRAW
@@ -33,7 +32,6 @@ def twin_of(state: State) -> CrazyEightsState:
     """A copy of a Crazy 8s state, typed as one (``clone`` is typed for any game)."""
     return cast(CrazyEightsState, state.clone())
 
-GAME = "crazy_eights"
 # Worlds dealt, at most, to find one that agrees with every decision read; past that the
 # world that disagrees with fewest stands (the other player may not play like the heuristic).
 TRIES = 24
@@ -330,8 +328,3 @@ def glance(state: CrazyEightsState, seat: int, choosing: bool) -> dict[str, Any]
         "hand_number": state.hand_number,
         "options": state.options,
     }
-
-
-def factory(seat: int, seed: int) -> CrazyEightsSearch:
-    """The house-bot factory of Crazy 8s' ``search``."""
-    return CrazyEightsSearch(GAME, seat, seed)

@@ -8,13 +8,8 @@
 
 from __future__ import annotations
 
-from arena.games import register, register_bot
-
 from .bots import DurakHeuristic
 from .game import Durak
 from .state import DurakState
 
 __all__ = ["Durak", "DurakHeuristic", "DurakState"]
-
-register(Durak())
-register_bot("durak", "heuristic", DurakHeuristic)

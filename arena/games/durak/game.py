@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import DurakHeuristic
 from .state import DurakState
 
 
@@ -67,6 +68,8 @@ class Durak(Game):
         {"shoving": "on", "shove_direction": True, "trump_change": True, "throw_ins": "any"},
         {"teams": True, "shoving": "match", "later_game": "durak_deals", "redeal": False},
     ]
+    heuristic = DurakHeuristic
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 16, "depth": None}
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """2-6 with 36 cards, 2-5 with 52 (nine each); teams need 4 or 6 players."""

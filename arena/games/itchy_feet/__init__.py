@@ -3,9 +3,7 @@ Bucket List variant as options. Card lists are in ``cards.json`` (reconstructed)
 
 from __future__ import annotations
 
-from ... import games
-from .bots import Traveller
+from .bots import ItchyFeetHeuristic
 from .game import ItchyFeet
 
-games.register(ItchyFeet())
-games.register_bot("itchy_feet", "heuristic", Traveller)
+__all__ = ["ItchyFeet", "ItchyFeetHeuristic"]

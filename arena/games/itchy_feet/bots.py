@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..house import HouseBot
+from ..base import HouseBot
 from . import data
 
 _GOOD_SPECIALS = {"moms_credit_card": 5.0, "mousetrap": 4.0, "travel_insurance": 3.0,
@@ -77,7 +77,7 @@ class Needs:
         return [*out, *(k for k in self.need if k not in kinds)]
 
 
-class Traveller(HouseBot):
+class ItchyFeetHeuristic(HouseBot):
     """Heuristic bot: values cards by the trip ahead and picks the plainest good move."""
 
     def __init__(self, seat: int, seed: int) -> None:

@@ -2,7 +2,7 @@
 
 Section numbers refer to the rulebook (rules/itchy-feet.ru.txt): "Setup", "Actions",
 "Other rules", "Travelling", "Expansions" and the FAQ. Player choices live in
-``actions.py``; this module owns everything that happens without a choice.
+``state.py`` (the expansions' in ``expansions.py``); this module owns everything that happens without a choice.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ class Core(State):
         self.pending = {}
 
     def resolve_event(self, event: str) -> None:
-        """Hook for the events expansion (``actions.py``)."""
+        """Hook for the events expansion (``expansions.py``)."""
         raise NotImplementedError
 
     # ----- contract hooks -----------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..base import Game, Option
+from .bots import ItchyFeetHeuristic
 from .state import ItchyFeetState
 
 _ON_OFF = (False, True)
@@ -39,3 +40,5 @@ class ItchyFeet(Game):
         {"variant": "bucket_list", "events": True, "specials": True, "forbidden": True,
          "postcards": True},
     ]
+    heuristic = ItchyFeetHeuristic
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 12, "depth": 20}

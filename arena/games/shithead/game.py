@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import ShitheadHeuristic
 from .state import ShitheadState
 
 
@@ -49,6 +50,8 @@ class Shithead(Game):
         {"cutting_in": True},
         {"decks": 2, "ten_on_seven": True},
     ]
+    heuristic = ShitheadHeuristic
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 16, "depth": 20}
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """Nine cards a player: one pack seats 2-5; the second pack is for more players

@@ -5,11 +5,7 @@ Rules in ``state.py`` (turn structure), ``routes.py`` (exact-length moves) and `
 Bot authors: ``docs/games/trekking_the_world.md``.
 """
 
-from ... import games
-from .bots import TrekkingHeuristic
+from .bots import TrekkingTheWorldHeuristic
 from .game import TrekkingTheWorld
 
-GAME = games.register(TrekkingTheWorld())
-games.register_bot("trekking_the_world", "heuristic", TrekkingHeuristic)
-
-__all__ = ["GAME", "TrekkingHeuristic", "TrekkingTheWorld"]
+__all__ = ["TrekkingTheWorld", "TrekkingTheWorldHeuristic"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..house import HouseBot
+from ..base import HouseBot
 from . import trek
 from .data import (
     AIRPORTS,
@@ -61,7 +61,7 @@ def _missing(have: dict[str, int], dest: str) -> int:
     return sum(max(0, k - have.get(ic, 0)) for ic, k in _NEED[dest].items())
 
 
-class TrekkingHeuristic(HouseBot):
+class TrekkingTheWorldHeuristic(HouseBot):
     """Route planning toward affordable tours (see the module docstring)."""
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
@@ -233,4 +233,4 @@ class TrekkingHeuristic(HouseBot):
         return 0.0
 
 
-__all__ = ["TrekkingHeuristic", "AIRPORTS"]
+__all__ = ["AIRPORTS", "TrekkingTheWorldHeuristic"]

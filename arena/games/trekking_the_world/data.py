@@ -86,10 +86,6 @@ def tile_vp(colour: str, num_players: int) -> int:
     return int(tile["vp_2p"] if num_players == 2 else tile["vp"])
 
 
-def tile_name(colour: str) -> str:
-    return str(COMPONENTS["most_souvenirs"][colour]["name"])
-
-
 def cubes_in_bag(num_players: int) -> list[str]:
     """The souvenir cubes drawn onto the map (setup 2: some are returned by player count)."""
     returned = COMPONENTS["cubes_returned"][str(num_players)]

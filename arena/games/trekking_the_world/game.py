@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..base import Game, Option, State
+from .bots import TrekkingTheWorldHeuristic
 from .state import TrekkingState
 
 
@@ -28,3 +29,6 @@ class TrekkingTheWorld(Game):
     }
     test_option_sets: ClassVar[list[dict[str, Any]]] = [{"journeys": "random"}]
     state_class: ClassVar[type[State]] = TrekkingState
+    heuristic = TrekkingTheWorldHeuristic
+    # The standings only move when a tour is scored: a playout runs to the next one.
+    search_budget: ClassVar[dict[str, Any]] = {"iterations": 12, "depth": 40, "min_worlds": 3, "until_scored": True}

@@ -5,27 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import accumulate
 from operator import mul
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games import HouseBot, cards
 
-from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, most_shed, shed_profile
-
-if TYPE_CHECKING:
-    from .state import YanivState
+from .melds import CARD_KEY, VALUE, cards_of, hand_key, hand_value, shed_profile
+from .state import YanivState
 
 FULL_PACK = cards.deck(jokers=2)
 # Call Yaniv only when no Assaf is this likely (tuned against the house bots).
 CALL_CONFIDENCE = 0.7
 # What being able to call next turn is worth, in points.
 CALL_BONUS = 10.0
-
-
-def meld_bonus(hand: list[str]) -> int:
-    """Points the best set or run sheds beyond the highest single card: what holding
-    cards that belong together is worth next turn."""
-    single = max((VALUE[c] for c in hand), default=0)
-    return most_shed(hand) - single
 
 
 _OUTLOOKS: dict[int, float] = {}  # hand_key -> outlook: searches ask again and again

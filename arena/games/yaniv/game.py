@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 from arena.games import Game, Option
 
+from .bots import YanivHeuristic
+from .searching import YanivSearch
 from .state import YanivState
 
 
@@ -43,6 +45,16 @@ class Yaniv(Game):
         {"decks": 2, "hand_size": 7, "call_limit": 5, "assaf_penalty": 30, "ninety_rule": True},
         {"ending": "elimination", "hand_size": 6, "call_limit": 6},
     ]
+    heuristic = YanivHeuristic
+    search = YanivSearch  # worlds that deal the opponents low cards, cheaper playouts
+    # The standings only move when a round is scored: a playout runs to the next one, and a
+    # round is scored by its margin. The playouts are spent in rounds of halving: with a flat
+    # share, 12 playouts over up to 8 candidates gave each one or two worlds, too few for any
+    # verdict but the noise's.
+    search_budget: ClassVar[dict[str, Any]] = {
+        "iterations": 24, "depth": 80, "candidates": 6, "min_worlds": 4, "until_scored": True,
+        "halving": True, "scale": 15.0,
+    }
 
     def player_counts(self, options: dict[str, Any] | None = None) -> range:
         """2-5 players with one pack; 6-8 with the second pack (yaniv 2.1)."""
