@@ -138,11 +138,6 @@ def first_set(*values: float | None) -> float:
     return next(float(v) for v in values if v is not None)
 
 
-def register_player_kind(kind: str, factory: PlayerFactory) -> None:
-    """Make bots of ``kind`` playable: ``factory(spec, seat)`` returns the seat's player."""
-    PLAYER_FACTORIES[kind] = factory
-
-
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
