@@ -7,10 +7,11 @@ from sqlalchemy.exc import DBAPIError
 
 from arena import metrics
 from arena.config import settings
+from arena.errors import first_line
 from arena.tournaments.play import play_and_record
 
 from .app import app
-from .outage import Outage, gist, outage_seconds, ride_out
+from .outage import Outage, outage_seconds, ride_out
 
 log = get_task_logger(__name__)
 
@@ -34,7 +35,7 @@ def play_matches(match_ids: list[int]) -> int:
     limit = outage_seconds()
 
     def notice(error: BaseException) -> None:
-        log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, gist(error))
+        log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, first_line(error))
 
     def count_retry() -> None:
         metrics.TASK_RETRIES.labels(task="arena.play_matches").inc()

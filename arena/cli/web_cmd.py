@@ -6,6 +6,8 @@ import argparse
 
 from arena.web.settings import DEFAULT_ADDRESS, web_settings
 
+from .options import host_port
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("web", help="serve the web pages and the JSON API (read-only)")
@@ -21,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     from arena.web.app import create_app
 
-    host, port = (args.address or web_settings().address).rsplit(":", 1)
+    host, port = host_port(args.address or web_settings().address, "--address")
     print(f"arena web on http://{host}:{port}/ (API at /api/v1/, schema at /api/v1/openapi.json)", flush=True)
-    uvicorn.run(create_app(args.database), host=host, port=int(port), log_level=args.log_level)
+    uvicorn.run(create_app(args.database), host=host, port=port, log_level=args.log_level)
     return 0

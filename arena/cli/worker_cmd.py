@@ -8,6 +8,7 @@ import sys
 import tempfile
 
 from arena.config import settings
+from arena.errors import BadInput
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config = settings()
     if config.embedded:
-        raise ValueError("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
+        raise BadInput("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
     if args.metrics_port is not None:
         os.environ["ARENA_METRICS_PORT"] = str(args.metrics_port)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.live:
         if not config.live_queue:
-            raise ValueError("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
+            raise BadInput("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
         from workers import live
 
         live.raise_open_files()
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         pool, queue, concurrency = "prefork", config.queue, args.concurrency or os.cpu_count() or 1
     if concurrency < 1:
-        raise ValueError(f"--concurrency {concurrency}: expected at least 1")
+        raise BadInput(f"--concurrency {concurrency}: expected at least 1")
     app.worker_main([
         "worker", "--loglevel", args.loglevel, "--concurrency", str(concurrency),
         "--queues", queue, "--pool", pool, "--without-gossip", "--without-mingle",

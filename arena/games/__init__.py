@@ -17,6 +17,8 @@ import pkgutil
 import threading
 from typing import Any
 
+from arena.errors import UnknownGame
+
 from . import search
 from .base import BadOptions, Game, IllegalAction, Option, Outcome, State, dumps
 from .house import HouseBot, RandomBot, bot_names, house_bot, register_bot
@@ -81,12 +83,12 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Game:
-    """The game called ``name``; ``KeyError`` lists the known names."""
+    """The game called ``name``; ``UnknownGame`` (a ``KeyError``) lists the known names."""
     _discover()
     try:
         return _registry[name]
     except KeyError:
-        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(_registry))}") from None
+        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(sorted(_registry))}") from None
 
 
 def describe_all() -> list[dict[str, Any]]:

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from arena.errors import BadInput
+
 from .schema import check_state
 
 
@@ -31,7 +33,7 @@ class IllegalAction(ValueError):
     """An action that is not legal for that seat now; the state is left unchanged."""
 
 
-class BadOptions(ValueError):
+class BadOptions(BadInput):
     """Unknown option names, a value outside an option's choices, or a bad player count."""
 
 

@@ -18,6 +18,8 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from arena.errors import UnknownBot
+
 if TYPE_CHECKING:
     from .base import State
 
@@ -91,7 +93,7 @@ def house_bot(game: str, name: str, seat: int, seed: int) -> HouseBot:
     try:
         factory = _bots[game][name]
     except KeyError:
-        raise KeyError(f"no house bot {name!r} for {game}; have {bot_names(game)}") from None
+        raise UnknownBot(f"no house bot {name!r} for {game}; have {bot_names(game)}") from None
     return factory(seat, seed)
 
 

@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.errors import BadInput
 from arena.referee import consent, external
 from arena.referee.mailbox import Mailbox
 from arena.store import db, house_names
@@ -186,7 +187,7 @@ def client_channel(address: str, ca: Path | None = None, tls: bool | None = None
         try:
             roots: bytes | None = ca_file.read_bytes()
         except OSError as error:
-            raise ValueError(f"CA certificate {ca_file}: {error.strerror}") from None
+            raise BadInput(f"CA certificate {ca_file}: {error.strerror}") from None
     else:
         roots = None
     if roots is not None or tls:

@@ -22,6 +22,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
 from arena.config import settings
+from arena.errors import ArenaError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _engines: dict[tuple[str, int], Engine] = {}
@@ -29,7 +30,7 @@ _migrated: set[tuple[str, int]] = set()
 _lock = threading.Lock()
 
 
-class SchemaNotReady(ValueError):
+class SchemaNotReady(ArenaError, ValueError):
     """A reader found a database without the arena's current schema (readers never make it)."""
 
 
