@@ -4,7 +4,7 @@ Every game in the arena is a ``Game`` subclass (metadata and construction) and a
 subclass (the whole truth of one match). Players only ever see ``State.observation(seat)``
 and ``State.legal_actions(seat)``; the referee calls ``State.apply(seat, action)``.
 
-Rules code is pure Python: the standard library and ``arena.games`` only, randomness only
+Rules code is pure Python: the standard library, ``arena.games`` and ``arena.errors`` only, randomness only
 from the match seed.
 
 Example::
