@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from arena import metrics
-from arena.tournaments.play import unreachable
+from arena.errors import first_line, outage
 
 T = TypeVar("T")
 
@@ -34,16 +34,9 @@ def outage_seconds() -> float:
     return load().outage_seconds
 
 
-def gist(error: BaseException) -> str:
-    """The driver's own first line (SQLAlchemy's message runs on with the SQL)."""
-    cause = getattr(error, "orig", None) or error
-    lines = str(cause).strip().splitlines()
-    return lines[0] if lines else type(cause).__name__
-
-
 def stderr_notice(error: BaseException) -> None:
     """The default notice: one line on stderr when an outage begins."""
-    print(f"arena: {NOTICE} ({gist(error)})", file=sys.stderr, flush=True)
+    print(f"arena: {NOTICE} ({first_line(error)})", file=sys.stderr, flush=True)
 
 
 def ride_out(
@@ -66,7 +59,8 @@ def ride_out(
         try:
             return call()
         except Exception as error:
-            if not unreachable(error):
+            fault = outage(error)
+            if fault is None or not fault.passing:
                 raise
             now = time.monotonic()
             if started is None:
@@ -75,7 +69,7 @@ def ride_out(
                     notice(error)
             waited = now - started
             if waited >= limit:
-                raise Outage(f"database unreachable for {waited:.0f} s, giving up: {gist(error)}") from error
+                raise Outage(f"database unreachable for {waited:.0f} s, giving up: {first_line(error)}") from error
             # Jitter keeps a fleet of workers from reconnecting in one wave.
             pause = min(delay * random.uniform(0.5, 1.0), limit - waited)
             time.sleep(pause)

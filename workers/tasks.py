@@ -6,11 +6,12 @@ from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
 from arena import metrics
+from arena.errors import first_line
 from arena.settings import load
 from arena.tournaments.play import play_and_record
 
 from .app import app
-from .outage import Outage, gist, outage_seconds, ride_out
+from .outage import Outage, outage_seconds, ride_out
 from .send import PLAY_MATCHES
 
 log = get_task_logger(__name__)
@@ -35,7 +36,7 @@ def play_matches(match_ids: list[int]) -> int:
     limit = outage_seconds()
 
     def notice(error: BaseException) -> None:
-        log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, gist(error))
+        log.warning("matches %s: database unreachable, retrying for up to %.0f s: %s", match_ids, limit, first_line(error))
 
     def count_retry() -> None:
         metrics.TASK_RETRIES.labels(task=PLAY_MATCHES).inc()

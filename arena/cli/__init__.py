@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from arena.errors import ArenaError, first_line, outage
+
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
@@ -141,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:
-        if not isinstance(error, (KeyError, ValueError)) and not outage(error):
+        # The user's doing or the surroundings' is one line; anything else is a bug, and
+        # keeps its traceback.
+        if not isinstance(error, ArenaError) and outage(error) is None:
             raise
-        print_error(one_line(error))
+        print_error(error_line(error))
         return 2
 
 
@@ -168,30 +172,12 @@ def print_error(message: str) -> None:
     console(stderr=True).print(Text.assemble(("arena:", "bold red"), " ", message), soft_wrap=True)
 
 
-def outage(error: BaseException) -> bool:
-    """A fault of the surroundings rather than a bug: the database or the broker cannot be
-    reached or read, or a process playing matches was killed. The user gets one line, not a
-    traceback."""
-    import sqlalchemy.exc
-
-    if isinstance(error, (sqlalchemy.exc.SQLAlchemyError, ConnectionError, TimeoutError, ChildProcessError)):
-        return True
-    module = type(error).__module__
-    return module.startswith(("redis.", "kombu.", "psycopg"))
-
-
-def one_line(error: BaseException) -> str:
-    """The gist of an error on one line (SQLAlchemy's messages run to many, with the SQL)."""
-    text = str(error).strip().strip("'\"")
-    first = text.splitlines()[0] if text else type(error).__name__
-    if type(error).__module__.startswith("sqlalchemy"):
-        first = first.split("\n")[0]
-        if getattr(error, "orig", None) is not None:
-            first = str(error.orig).strip().splitlines()[0] or first  # type: ignore[attr-defined]
-        return f"database: {first}"
-    if type(error).__module__.startswith(("redis.", "kombu.")):
-        return f"broker: {first}"
-    return first
+def error_line(error: BaseException) -> str:
+    """The one line an error the user is told about gets, naming the service of an outage
+    (``database: ...``, ``broker: ...``)."""
+    fault = outage(error)
+    line = first_line(error)
+    return f"{fault.service}: {line}" if fault is not None and fault.service else line
 
 
 if __name__ == "__main__":

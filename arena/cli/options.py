@@ -1,10 +1,11 @@
-"""Parsing ``--option name=value`` pairs against a game's declared options."""
+"""Parsing ``--option name=value`` pairs against a game's declared options, and ``HOST:PORT``."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from arena.errors import BadInput
 from arena.games import BadOptions, Game
 
 
@@ -22,3 +23,11 @@ def parse_options(game: Game, pairs: list[str] | None) -> dict[str, Any]:
             value = raw
         options[name.strip()] = value
     return game.resolve_options(options)
+
+
+def host_port(address: str, option: str) -> tuple[str, int]:
+    """``HOST:PORT`` as given to ``option``, or ``BadInput`` naming it."""
+    host, _, port = address.rpartition(":")
+    if not (host and port.isdigit()):
+        raise BadInput(f"{option}: {address!r} is not HOST:PORT")
+    return host, int(port)

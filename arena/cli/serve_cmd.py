@@ -15,10 +15,12 @@ import time
 from pathlib import Path
 
 from arena.clock import Clock
+from arena.errors import ArenaError, BadInput
 from arena.server.settings import ServerSettings
 from arena.store.statuses import MatchStatus
 
 from .jsonout import add_json_flag, print_json
+from .options import host_port, parse_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -93,9 +95,7 @@ def start_web_process(address: str) -> subprocess.Popen[bytes]:
     (``WEB_NICENESS``) they wait when the machine is busy, not the moves. It inherits the
     settings from the environment, and the kernel ends it should this process die without
     stopping it."""
-    host, port = address.rsplit(":", 1)
-    if not port.isdigit():
-        raise ValueError(f"--web: {address!r} is not HOST:PORT")
+    host_port(address, "--web")
     return subprocess.Popen([sys.executable, "-m", "arena.web", "--address", address, "--log-level", "warning"],
                             preexec_fn=_web_child if sys.platform == "linux" else None)
 
@@ -164,8 +164,6 @@ def run_challenge(args: argparse.Namespace) -> int:
     from arena import games
     from arena.server.challenge import client_channel
 
-    from .options import parse_options
-
     options = parse_options(games.get(args.game), args.option)
     from arena.settings import load
 
@@ -174,7 +172,7 @@ def run_challenge(args: argparse.Namespace) -> int:
     address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = args.token or os.environ.get("ARENA_BOT_TOKEN") or load().admin_token
     if not token:
-        raise ValueError("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
+        raise BadInput("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
     with client_channel(address, args.ca, args.tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
@@ -184,7 +182,7 @@ def run_challenge(args: argparse.Namespace) -> int:
                                                              time_bank_ms=milliseconds(args.time_bank)),
                                  metadata=(("authorization", f"Bearer {token}"),), timeout=60)
         except grpc.RpcError as error:
-            raise ValueError(f"{address}: {error.details()}") from None
+            raise ArenaError(f"{address}: {error.details()}") from None
         # A notice, not the result: on stderr, so that stdout holds the result alone.
         print(f"challenge match {ref.match_id} on {address}: waiting for {', '.join(args.players)}",
               file=sys.stderr, flush=True)
@@ -192,7 +190,7 @@ def run_challenge(args: argparse.Namespace) -> int:
             while (detail := stub.GetMatch(ref, timeout=30)).summary.status in MatchStatus.PENDING:
                 time.sleep(0.3)
         except grpc.RpcError as error:
-            raise ValueError(f"{address}: match {ref.match_id}: {error.details()}") from None
+            raise ArenaError(f"{address}: match {ref.match_id}: {error.details()}") from None
     result = challenge_result(detail)
     if args.json:
         print_json(result)
@@ -204,7 +202,7 @@ def run_challenge(args: argparse.Namespace) -> int:
 def milliseconds(seconds: float) -> int:
     """A clock for the request, in range for its ``uint32`` (the server checks the rest)."""
     if not 0 <= seconds <= 4_000_000:
-        raise ValueError(f"a clock of {seconds:g} s is out of range")
+        raise BadInput(f"a clock of {seconds:g} s is out of range")
     return round(seconds * 1000)
 
 

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from arena import games
 from arena.clock import Clock
+from arena.errors import BadInput
 from arena.server.ids import parse_id
 from arena.store import db, disclosure, queries
 from arena.store.statuses import MatchStatus, TournamentStatus
@@ -98,7 +99,7 @@ def bounded(text: str, option: str, low: int, high: int) -> int:
     except ValueError:
         value = None
     if value is None or not low <= value <= high:
-        raise ValueError(f"{option} {text}: expected a whole number from {low} to {high}")
+        raise BadInput(f"{option} {text}: expected a whole number from {low} to {high}")
     return value
 
 
@@ -109,13 +110,21 @@ def parse_games(values: list[str]) -> list[str]:
     return [games.get(n).name for n in names]
 
 
+def parse_sizes(text: str) -> list[int] | None:
+    """``--sizes 2,3`` as table sizes (None when empty: every legal size)."""
+    try:
+        return [int(s) for s in text.split(",") if s.strip()] or None
+    except ValueError:
+        raise BadInput(f"--sizes {text}: expected table sizes such as 2,3") from None
+
+
 def parse_game_options(pairs: list[str]) -> dict[str, dict]:
     options: dict[str, dict] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         game, dot, name = key.partition(".")
         if not (sep and dot):
-            raise ValueError(f"option {pair!r}: expected GAME.NAME=VALUE")
+            raise BadInput(f"option {pair!r}: expected GAME.NAME=VALUE")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
@@ -126,9 +135,9 @@ def parse_game_options(pairs: list[str]) -> dict[str, dict]:
 
 def run_create(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()] or None
+    sizes = parse_sizes(args.sizes)
     if args.same_deals_as is not None and args.seed is not None:
-        raise ValueError("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
+        raise BadInput("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
     if args.run:
         from workers.send import check_broker
 

@@ -6,6 +6,8 @@ import argparse
 
 from arena.settings import ArenaSettings, load
 
+from .options import host_port
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("web", help="serve the web pages and the JSON API (read-only)")
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from arena.web.settings import WebSettings
 
     settings = WebSettings.from_settings(load())
-    host, port = (args.address or settings.address).rsplit(":", 1)
+    host, port = host_port(args.address or settings.address, "--address")
     print(f"arena web on http://{host}:{port}/ (API at /api/v1/, schema at /api/v1/openapi.json)", flush=True)
-    uvicorn.run(create_app(args.database, settings=settings), host=host, port=int(port), log_level=args.log_level)
+    uvicorn.run(create_app(args.database, settings=settings), host=host, port=port, log_level=args.log_level)
     return 0

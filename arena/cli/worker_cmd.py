@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 
+from arena.errors import BadInput
 from arena.settings import adopt, load
 
 
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load()
     if config.embedded:
-        raise ValueError("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
+        raise BadInput("arena worker needs ARENA_REDIS_URL (embedded mode plays matches in-process)")
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # Pool children write their metrics to files that /metrics sums up. The client
         # library picks its storage when first imported (already done by the command
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.live:
         if not config.live_queue:
-            raise ValueError("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
+            raise BadInput("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
         from workers import live
 
         live.raise_open_files()
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         pool, queue, concurrency = "prefork", config.queue, args.concurrency or os.cpu_count() or 1
     if concurrency < 1:
-        raise ValueError(f"--concurrency {concurrency}: expected at least 1")
+        raise BadInput(f"--concurrency {concurrency}: expected at least 1")
     app.worker_main([
         "worker", "--loglevel", args.loglevel, "--concurrency", str(concurrency),
         "--queues", queue, "--pool", pool, "--without-gossip", "--without-mingle",

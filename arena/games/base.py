@@ -6,7 +6,7 @@ and a ``State`` subclass (the whole truth of one match). Players only ever see
 ``State.observation(seat)`` and ``State.legal_actions(seat)``; the referee calls
 ``State.apply(seat, action)``.
 
-Rules code is pure Python: the standard library and ``arena.games`` only, randomness only
+Rules code is pure Python: the standard library, ``arena.games`` and ``arena.errors`` only, randomness only
 from the match seed.
 
 Example::
@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from arena.errors import BadInput
+
 from .schema import check_state
 
 
@@ -33,7 +35,7 @@ class IllegalAction(ValueError):
     """An action that is not legal for that seat now; the state is left unchanged."""
 
 
-class BadOptions(ValueError):
+class BadOptions(BadInput):
     """Unknown option names, a value outside an option's choices, or a bad player count."""
 
 

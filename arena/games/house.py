@@ -21,6 +21,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arena.errors import UnknownBot
+
 from .base import HouseBot, State
 from .registry import get
 from .search import SearchBot
@@ -97,7 +99,7 @@ def house_bot(game: str, name: str, seat: int, seed: int) -> HouseBot:
     try:
         factory = factories[name]
     except KeyError:
-        raise KeyError(f"no house bot {name!r} for {game}; have {sorted(factories)}") from None
+        raise UnknownBot(f"no house bot {name!r} for {game}; have {sorted(factories)}") from None
     return factory(seat, seed)
 
 

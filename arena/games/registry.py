@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from types import ModuleType
 
+from arena.errors import UnknownGame
+
 from .base import Game
 
 PACKAGE = __name__.rpartition(".")[0]
@@ -74,9 +76,9 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Game:
-    """The game called ``name``; ``KeyError`` lists the known names."""
+    """The game called ``name``; ``UnknownGame`` (a ``KeyError``) lists the known names."""
     _discover()
     try:
         return _registry[name]
     except KeyError:
-        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(_registry))}") from None
+        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(sorted(_registry))}") from None

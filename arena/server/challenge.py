@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.errors import BadInput
 from arena.referee import consent, external
 from arena.referee.mailbox import Mailbox
 from arena.store import db, house_names
@@ -187,4 +188,4 @@ def client_channel(address: str, ca: Path | None = None, tls: bool | None = None
     try:
         return settings.blocking_channel()
     except OSError as error:
-        raise ValueError(f"CA certificate {settings.tls_ca}: {error.strerror}") from None
+        raise BadInput(f"CA certificate {settings.tls_ca}: {error.strerror}") from None

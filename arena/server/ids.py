@@ -16,11 +16,13 @@ arena.server.ids.BadId: match id '99999999999999999999': expected a whole number
 
 from __future__ import annotations
 
+from arena.errors import BadInput
+
 MAX_ID = 2**63 - 1  # the largest signed 64-bit integer: SQLite's and PostgreSQL's bigint
 SHOWN = 40  # characters of a bad id quoted back in the message
 
 
-class BadId(ValueError):
+class BadId(BadInput):
     """Text that cannot be a row id."""
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from arena.errors import BadInput
+
 from . import house_names
 from .models import Bot, BotToken, utcnow
 
@@ -31,7 +33,7 @@ token_t = BotToken.__table__
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # with fullmatch: `$` would let a final newline in
 
 
-class NameTaken(ValueError):
+class NameTaken(BadInput):
     """A bot with that name exists already."""
 
 
@@ -49,9 +51,9 @@ def hash_token(token: str) -> str:
 def register(connection: Connection, name: str, owner: str = "") -> Registered:
     """Create external bot ``name`` and its first token."""
     if not NAME.fullmatch(name):
-        raise ValueError("a bot name is 1-64 characters of letters, digits, '_', '.', '-'")
+        raise BadInput("a bot name is 1-64 characters of letters, digits, '_', '.', '-'")
     if house_names.reserved(name):
-        raise ValueError(f"{name!r} is reserved for house bots (names starting with 'house', or a house "
+        raise BadInput(f"{name!r} is reserved for house bots (names starting with 'house', or a house "
                          "strategy like 'heuristic' or 'random-2')")
     exists = connection.execute(
         sa.select(bot_t.c.name).where(sa.func.lower(bot_t.c.name) == name.lower())).scalar_one_or_none()

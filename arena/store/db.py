@@ -21,6 +21,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
+from arena.errors import ArenaError
 from arena.settings import load
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -29,7 +30,7 @@ _migrated: set[tuple[str, int]] = set()
 _lock = threading.Lock()
 
 
-class SchemaNotReady(ValueError):
+class SchemaNotReady(ArenaError, ValueError):
     """A reader found a database without the arena's current schema (readers never make it)."""
 
 

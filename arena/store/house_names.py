@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games
+from arena.errors import BadInput, UnknownBot
 
 from .models import Bot
 
@@ -36,13 +37,13 @@ def strategies() -> frozenset[str]:
 def house_name(name: str) -> str | None:
     """The stored name of the house bot ``name`` spells, in any case (``house:Random-2`` ->
     ``random-2``), or None when ``name`` is not a house bot's name. ``house:`` with an unknown
-    strategy is a ValueError: the caller clearly meant a house bot."""
+    strategy is ``UnknownBot`` (a ValueError): the caller clearly meant a house bot."""
     folded = name.lower()  # house bots are stored in lower case
     bare = folded.removeprefix(PREFIX)
     if bare.split("-", 1)[0] in strategies():
         return bare
     if folded.startswith(PREFIX):
-        raise ValueError(f"no house bot {bare!r}: house bots are {', '.join(sorted(strategies()))}")
+        raise UnknownBot(f"no house bot {bare!r}: house bots are {', '.join(sorted(strategies()))}")
     return None
 
 
@@ -54,7 +55,7 @@ def reserved(name: str) -> bool:
 
 def resolve(connection: Connection, name: str) -> int:
     """The id of the bot a tournament or challenge names, whatever its case: a house bot
-    (created on first use) or an existing bot; an unknown name is a ValueError."""
+    (created on first use) or an existing bot; an unknown name is ``UnknownBot`` (a ValueError)."""
     from .queries import ensure_house_bot
 
     stored = house_name(name)
@@ -62,9 +63,9 @@ def resolve(connection: Connection, name: str) -> int:
         sa.select(bot_t.c.id, bot_t.c.kind).where(sa.func.lower(bot_t.c.name) == (stored or name.lower()))).first()
     if stored is not None:
         if found is not None and found.kind != "house":
-            raise ValueError(f"{stored!r} is a house bot's name held by an external bot: revoke and rename it")
+            raise BadInput(f"{stored!r} is a house bot's name held by an external bot: revoke and rename it")
         return int(found.id) if found is not None else ensure_house_bot(connection, stored)
     if found is None:
-        raise ValueError(f"no bot named {name!r}: register it first, or name a house bot "
+        raise UnknownBot(f"no bot named {name!r}: register it first, or name a house bot "
                          f"({', '.join(PREFIX + s for s in sorted(strategies()))})")
     return int(found.id)

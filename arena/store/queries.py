@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import ratings
+from arena.errors import NotFound
 
 from .disclosure import results_shown
 from .models import Bot, Match, MatchSeat, Rating, Result, Tournament, Transcript, utcnow
@@ -118,7 +119,7 @@ def tournament_status(connection: Connection, tournament_id: int) -> dict[str, A
     """The tournament row and, per game, matches done out of the total (with failures)."""
     tournament = connection.execute(sa.select(tournament_t).where(tournament_t.c.id == tournament_id)).first()
     if tournament is None:
-        raise KeyError(f"no tournament {tournament_id}")
+        raise NotFound(f"no tournament {tournament_id}")
     counts = connection.execute(
         sa.select(match_t.c.game, match_t.c.status, sa.func.count())
         .where(match_t.c.tournament_id == tournament_id)
@@ -151,7 +152,7 @@ def match_detail(connection: Connection, match_id: int) -> dict[str, Any]:
     """A match with its seats (bot names, scores, ranks) and transcript, if finished."""
     match = connection.execute(sa.select(match_t).where(match_t.c.id == match_id)).first()
     if match is None:
-        raise KeyError(f"no match {match_id}")
+        raise NotFound(f"no match {match_id}")
     names = {row.id: row.name for row in bots_by_id(connection, list(match.seating)).values()}
     seats = connection.execute(
         sa.select(seat_t).where(seat_t.c.match_id == match_id).order_by(seat_t.c.seat)

@@ -51,11 +51,6 @@ def _insert(connection: Connection, table: sa.Table):
     return insert(table)
 
 
-def insert_or_nothing(connection: Connection, table: sa.Table, rows: list[dict[str, Any]] | dict[str, Any]):
-    """``INSERT ... ON CONFLICT DO NOTHING`` in the connection's dialect."""
-    return _insert(connection, table).values(rows).on_conflict_do_nothing()
-
-
 # The recording path runs for every match: its statements are built once, with bound
 # parameters, so each execution is a cache hit instead of a fresh construction.
 _statements: dict[tuple[str, str, int], Any] = {}

@@ -5,7 +5,7 @@ recorded matches recorded, and a redelivery plays only the rest.
 A poison match (one that raises while it is set up, played or recorded) is marked ``failed``
 with its error and the rest of its batch is played and recorded as usual. Faults of the
 surroundings (the database or the broker out of reach, the task's time limit) are not the
-match's: they propagate, for the task to wait them out (``workers.outage``).
+match's: they propagate (``arena.errors.outage``), for the task to wait them out (``workers.outage``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import sqlalchemy.exc
 from sqlalchemy.engine import Connection
 
 from arena import metrics
+from arena.errors import BadInput, NotFound, outage
 from arena.referee import Clock, HousePlayer, Player, play_match
 from arena.settings import load
 from arena.store import db
@@ -39,36 +40,6 @@ match_t = Match.__table__
 tournament_t = Tournament.__table__
 
 ERROR_CHARS = 2000  # an error is kept for the operator, not as a log
-
-# SQLite reports both "cannot reach the file now" and "your SQL is wrong" as OperationalError:
-# only these messages mean the database is out of reach for a while.
-_SQLITE_OUTAGE = ("locked", "busy", "unable to open", "disk i/o", "readonly database")
-
-
-def unreachable(error: BaseException) -> bool:
-    """True when ``error`` says the database cannot be reached or used right now (server
-    down or restarting, connection dropped, pool exhausted, a SQLite file locked or
-    unreadable): waiting may cure it; the work itself is not at fault."""
-    if isinstance(error, sqlalchemy.exc.TimeoutError | sqlalchemy.exc.InterfaceError):
-        return True
-    if isinstance(error, sqlalchemy.exc.DBAPIError) and error.connection_invalidated:
-        return True
-    if isinstance(error, sqlalchemy.exc.OperationalError):
-        if type(error.orig).__module__.startswith("sqlite3"):
-            text = str(error.orig).lower()
-            return any(marker in text for marker in _SQLITE_OUTAGE)
-        return True
-    return False
-
-
-def surroundings(error: BaseException) -> bool:
-    """True when ``error`` is a fault of the surroundings rather than of a match: the
-    database (any error of it, see ``unreachable`` for the ones worth waiting for), the
-    broker or the mailbox, a lost connection, the task's time limit."""
-    if isinstance(error, sqlalchemy.exc.SQLAlchemyError | ConnectionError | TimeoutError):
-        return True
-    return type(error).__module__.startswith(("redis", "kombu", "celery", "billiard", "psycopg", "sqlite3"))
-
 
 def describe(stage: str, error: BaseException) -> str:
     """The error kept on a failed match: where it failed (setup, play, record) and why."""
@@ -138,11 +109,6 @@ def first_set(*values: float | None) -> float:
     return next(float(v) for v in values if v is not None)
 
 
-def register_player_kind(kind: str, factory: PlayerFactory) -> None:
-    """Make bots of ``kind`` playable: ``factory(spec, seat)`` returns the seat's player."""
-    PLAYER_FACTORIES[kind] = factory
-
-
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -184,7 +150,7 @@ def claim_matches(
         try:
             spec = _spec(row, bots)
         except Exception as error:  # a row that cannot even be read is a poison match
-            if surroundings(error):
+            if outage(error):
                 raise
             failed = connection.execute(
                 match_t.update().where(still_pending)
@@ -243,7 +209,7 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
                 result = _runner()(spec.game, players, spec.seed, spec.options, spec.clock,
                                     match_id=str(spec.id))
             except Exception as error:
-                if surroundings(error):
+                if outage(error):
                     _salvage(finished, failures, by_id, spec.id, worker, url, config.elo_k)
                     raise
                 failures.append((spec, describe(stage, error)))
@@ -306,9 +272,10 @@ def _record(finished: list[tuple[int, Any]], failures: list[tuple[MatchSpec, str
 def _match_fault(error: BaseException) -> bool:
     # While recording, a database error that is not an outage (a constraint, a value the
     # column refuses) may belong to one match; the broker or the time limit never does.
-    if unreachable(error):
+    fault = outage(error)
+    if fault is not None and fault.passing:
         return False
-    return isinstance(error, sqlalchemy.exc.SQLAlchemyError) or not surroundings(error)
+    return fault is None or isinstance(error, sqlalchemy.exc.SQLAlchemyError)
 
 
 def mark_failed(connection: Connection, failures: list[tuple[MatchSpec, str]]) -> int:
@@ -331,9 +298,9 @@ def reschedule_failed(connection: Connection, tournament_id: int, match_ids: Seq
         sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
     ).scalar_one_or_none()
     if tournament is None:
-        raise KeyError(f"no tournament {tournament_id}")
+        raise NotFound(f"no tournament {tournament_id}")
     if tournament == TournamentStatus.CANCELLED:
-        raise ValueError(f"tournament {tournament_id} is cancelled")
+        raise BadInput(f"tournament {tournament_id} is cancelled")
     query = sa.select(match_t.c.id).where(match_t.c.tournament_id == tournament_id, match_t.c.status == MatchStatus.FAILED)
     if match_ids is not None:
         query = query.where(match_t.c.id.in_(list(match_ids)))

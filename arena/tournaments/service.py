@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from arena import games
 from arena.clock import Clock
+from arena.errors import BadInput, NotFound
 from arena.games import house
 from arena.store import house_names
 from arena.store.models import Match, Tournament, utcnow
@@ -53,7 +54,7 @@ def create_tournament(
     deals unless drawn up with the same key and master seed (``same_deals``). Every range is
     checked (``limits``) before anything is built or written. Returns the tournament id."""
     if len(set(bots)) != len(bots):
-        raise ValueError("a tournament's bots must be distinct")
+        raise BadInput("a tournament's bots must be distinct")
     limits.check_tournament(game_names, len(bots), sizes or [], repetitions, move_time, time_bank, name)
     if seed is None:
         seed = secrets.randbelow(2**62)
@@ -63,7 +64,7 @@ def create_tournament(
     spelt: dict[int, str] = {}
     for bot, bot_id in ids.items():  # names are compared whatever their case, `house:` or not
         if bot_id in spelt:
-            raise ValueError(f"{spelt[bot_id]!r} and {bot!r} name the same bot: a tournament's bots must be distinct")
+            raise BadInput(f"{spelt[bot_id]!r} and {bot!r} name the same bot: a tournament's bots must be distinct")
         spelt[bot_id] = bot
     strategies = house_strategies(connection, list(ids.values()))
     strategies = {bot: strategies.get(ids[bot]) for bot in bots}
@@ -75,10 +76,10 @@ def create_tournament(
         for bot in bots:
             strategy = strategies.get(bot)
             if strategy is not None and strategy not in house.bot_names(game.name):
-                raise ValueError(f"bot {bot}: no house bot {strategy!r} for {game.name}")
+                raise BadInput(f"bot {bot}: no house bot {strategy!r} for {game.name}")
         wanted = [n for n in (sizes or sorted(legal)) if n in legal and n <= len(bots)]
         if not wanted:
-            raise ValueError(f"{game_name}: no table size among {list(sizes or [])} is playable")
+            raise BadInput(f"{game_name}: no table size among {list(sizes or [])} is playable")
         chosen.append((game, game_options, wanted))
     limits.check_match_count(len(bots), [wanted for _, _, wanted in chosen], repetitions)
     plans = []
@@ -122,9 +123,9 @@ def same_deals(connection: Connection, tournament_id: int) -> tuple[int, bytes]:
         sa.select(tournament_t.c.seed, tournament_t.c.deal_key).where(tournament_t.c.id == tournament_id)
     ).first()
     if row is None:
-        raise KeyError(f"no tournament {tournament_id}")
+        raise NotFound(f"no tournament {tournament_id}")
     if row.deal_key is None:
-        raise ValueError(f"tournament {tournament_id} was drawn up before deals were keyed: its deals cannot be rerun")
+        raise BadInput(f"tournament {tournament_id} was drawn up before deals were keyed: its deals cannot be rerun")
     return int(row.seed), bytes.fromhex(row.deal_key)
 
 
@@ -152,7 +153,7 @@ def cancel_tournament(connection: Connection, tournament_id: int) -> int:
         sa.select(tournament_t.c.status).where(tournament_t.c.id == tournament_id)
     ).scalar_one_or_none()
     if found is None:
-        raise KeyError(f"no tournament {tournament_id}")
+        raise NotFound(f"no tournament {tournament_id}")
     cancelled = connection.execute(
         match_t.update()
         .where(match_t.c.tournament_id == tournament_id, match_t.c.status == MatchStatus.SCHEDULED)

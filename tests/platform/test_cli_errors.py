@@ -93,3 +93,51 @@ def test_a_closed_pipe_is_not_a_traceback(sqlite_env: dict[str, str]) -> None:
                           timeout=120)
     assert done.stdout.count("\n") == 1
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+# A command whose code has a bug: the module's ``run`` is replaced before the parser is built
+# (``register`` sets ``func`` from it then), in a fresh interpreter, and ``arena games`` runs it.
+BUGGY_COMMAND = """
+import sys
+from arena import cli
+from arena.cli import games_cmd
+
+def run(args):
+    return {{}}["no such key"] if {kind!r} == "KeyError" else int("not a number")
+
+games_cmd.run = run
+sys.exit(cli.main(["games"]))
+"""
+
+
+@pytest.mark.parametrize("kind", ["KeyError", "ValueError"])
+def test_a_bug_shows_its_traceback_not_one_line(sqlite_env: dict[str, str], kind: str) -> None:
+    done = subprocess.run([sys.executable, "-c", BUGGY_COMMAND.format(kind=kind)], env=sqlite_env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "Traceback" in done.stderr and f"{kind}:" in done.stderr, done.stderr
+    assert "arena: " not in done.stderr
+
+
+@pytest.mark.parametrize("argv, gist", [
+    (["games", "nosuchgame"], "unknown game 'nosuchgame'"),
+    (["play", "nosuchgame"], "unknown game 'nosuchgame'"),
+    (["play", GAME, "--bots", "nobody"], "no house bot 'nobody'"),
+    (["play", GAME, "--players", "99"], "99 players not allowed"),
+    (["play", GAME, "--option", "nosuch=1"], "unknown options ['nosuch']"),
+    (["play", GAME, "--option", "nosuch"], "expected NAME=VALUE"),
+    (["tournament", "create", "--game", GAME, "--sizes", "2,x"], "--sizes 2,x"),
+    (["tournament", "create", "--game", GAME, "--option", "nodot"], "expected GAME.NAME=VALUE"),
+    (["web", "--address", "nowhere"], "--address: 'nowhere' is not HOST:PORT"),
+    (["bot", "register", "house-x"], "is reserved for house bots"),
+    (["worker"], "arena worker needs ARENA_REDIS_URL"),
+])
+def test_bad_input_is_one_line(sqlite_env: dict[str, str], argv: list[str], gist: str) -> None:
+    assert arena("db", "upgrade", env=sqlite_env).returncode == 0
+    assert gist in one_line_error(arena(*argv, env=sqlite_env))
+
+
+def test_a_bad_web_address_for_serve_is_one_line(sqlite_env: dict[str, str]) -> None:
+    done = arena("serve", "--web", "nowhere", env=sqlite_env)  # the store is made (and logged) first
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "arena: --web: 'nowhere' is not HOST:PORT", done.stderr
