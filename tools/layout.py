@@ -30,20 +30,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "arena.ratelimit": set(),
     "arena.ratings": set(),
     "arena.settings": {"arena.ratelimit", "arena.errors"},
-    "arena.config": {"arena.settings"},
     "arena.games": FOUNDATION,
-    "arena.metrics": FOUNDATION | {"arena.config"},
-    "arena.referee": FOUNDATION | {"arena.config", "arena.games", "arena.metrics"},
-    "arena.store": FOUNDATION | {"arena.config", "arena.games", "arena.referee"},
-    "arena.tournaments": FOUNDATION | {"arena.config", "arena.games", "arena.referee", "arena.store",
+    "arena.metrics": FOUNDATION,
+    "arena.referee": FOUNDATION | {"arena.games", "arena.metrics"},
+    "arena.store": FOUNDATION | {"arena.games", "arena.referee"},
+    "arena.tournaments": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                                        "arena.metrics"},
-    "arena.web": FOUNDATION | {"arena.config", "arena.games", "arena.referee", "arena.store",
+    "arena.web": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                                "arena.tournaments", "arena.metrics"},
-    "workers": FOUNDATION | {"arena.config", "arena.games", "arena.referee", "arena.store",
+    "workers": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                              "arena.tournaments", "arena.metrics"},
-    "arena.server": FOUNDATION | {"arena.config", "arena.games", "arena.referee", "arena.store",
+    "arena.server": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                                   "arena.tournaments", "arena.metrics", "workers"},
-    "arena.cli": FOUNDATION | {"arena.config", "arena.games", "arena.referee", "arena.store",
+    "arena.cli": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                                "arena.tournaments", "arena.metrics", "arena.web", "arena.server",
                                "workers"},
     # The example bots speak to the arena through the SDK and play with the arena's rules.
@@ -51,12 +50,21 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 # Entry points that start a layer from the command line may call the CLI, which wires it up.
 ENTRY_POINTS = {"arena.web.__main__": {"arena.cli"}}
-# The one module that reads the arena's environment. Client-side commands read the variables a
-# bot author sets for the SDK (ARENA_ADDRESS, ARENA_BOT_TOKEN, ARENA_TLS...), as the SDK does.
-SETTINGS_MODULE = "arena.settings"
-CLIENT_VARIABLES = {"ARENA_ADDRESS", "ARENA_BOT_TOKEN", "ARENA_TLS", "ARENA_TLS_CA", "ARENA_ADMIN_TOKEN",
-                    "ARENA_RULES_ADDRESS"}
-CLIENT_MODULES = {"arena.cli.serve_cmd", "bots.search_bot"}
+# The one module that reads the arena's environment; everything else is handed the model.
+SETTINGS_MODULE = "arena/settings.py"
+# Modules that may read an ``ARENA_*`` variable themselves, and why: clients of a server, whose
+# variables (the bot SDK's) are not the server's settings.
+CLIENT_READS = {
+    ("arena/cli/serve_cmd.py", "ARENA_ADDRESS"): "`arena challenge` is a client of the server",
+    ("arena/cli/serve_cmd.py", "ARENA_BOT_TOKEN"): "`arena challenge` is a client of the server",
+    ("bots/search_bot.py", "ARENA_ADDRESS"): "an example bot, a client of the server",
+    ("bots/search_bot.py", "ARENA_RULES_ADDRESS"): "an example bot, a client of the server",
+}
+# Variables of other libraries that the arena sets for them before they start.
+FOREIGN_WRITES = {
+    ("arena/cli/worker_cmd.py", "PROMETHEUS_MULTIPROC_DIR"): "prometheus_client's multiprocess mode",
+    ("arena/cli/serve_cmd.py", "GRPC_VERBOSITY"): "gRPC core's logging",
+}
 
 
 @dataclass(frozen=True)
@@ -148,36 +156,60 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def environment_uses(module: Module) -> Iterator[tuple[str, int, str]]:
-    """Reads and writes of ``ARENA_*`` variables (or of a variable named by an expression):
-    (what, line, variable)."""
-    for node in ast.walk(module.tree()):
-        target = None
-        if isinstance(node, ast.Subscript) and _is_environ(node.value):
-            target = node.slice
-            kind = "writes" if isinstance(node.ctx, ast.Store | ast.Del) else "reads"
+def environment_uses(tree: ast.Module) -> list[tuple[int, str, str | None]]:
+    """Where a module reads or writes the process's environment: (line, ``read`` or ``write``,
+    the variable's name, None when it is not a constant)."""
+    constants = {target.id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                 for target in node.targets if isinstance(target, ast.Name)}
+
+    def name_of(key: ast.AST | None) -> str | None:
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+        return constants.get(key.id) if isinstance(key, ast.Name) else None
+
+    def is_os_environ(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "environ" \
+            and isinstance(node.value, ast.Name) and node.value.id == "os"
+
+    # ``environ`` imported from os, and any other name given to it (``env = os.environ``).
+    aliases = {"environ"} | {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                             and is_os_environ(node.value) for target in node.targets if isinstance(target, ast.Name)}
+
+    def is_environ(node: ast.AST) -> bool:
+        return is_os_environ(node) or (isinstance(node, ast.Name) and node.id in aliases)
+
+    found: list[tuple[int, str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and is_environ(node.value):
+            kind = "read" if isinstance(node.ctx, ast.Load) else "write"
+            found.append((node.lineno, kind, name_of(node.slice)))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            func = node.func
-            if _is_environ(func.value) and func.attr in ("get", "setdefault", "pop", "update", "__setitem__"):
-                target = node.args[0] if node.args else None
-                kind = "reads" if func.attr == "get" else "writes"
-            elif isinstance(func.value, ast.Name) and func.value.id == "os" and func.attr in ("getenv", "putenv"):
-                target = node.args[0] if node.args else None
-                kind = "reads" if func.attr == "getenv" else "writes"
-            else:
-                continue
-        else:
-            continue
-        variable = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) else "?"
-        # Libraries configured by their own variables (GRPC_VERBOSITY, PROMETHEUS_MULTIPROC_DIR)
-        # are theirs to read; the arena's values are never passed through the environment.
-        if variable.startswith("ARENA_") or variable == "?":
-            yield kind, node.lineno, variable
+            method, owner = node.func.attr, node.func.value
+            key = node.args[0] if node.args else None
+            if is_environ(owner) and method in ("get", "__getitem__", "__contains__"):
+                found.append((node.lineno, "read", name_of(key)))
+            elif is_environ(owner) and method in ("setdefault", "update", "pop", "popitem", "clear", "__setitem__"):
+                found.append((node.lineno, "write", name_of(key)))
+            elif isinstance(owner, ast.Name) and owner.id == "os" and method in ("getenv", "putenv", "unsetenv"):
+                found.append((node.lineno, "read" if method == "getenv" else "write", name_of(key)))
+        elif isinstance(node, ast.Compare) and any(is_environ(c) for c in node.comparators):
+            found.append((node.lineno, "read", name_of(node.left)))
+    return sorted(found, key=lambda use: use[0])
 
 
-def _is_environ(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "environ"
-            and isinstance(node.value, ast.Name) and node.value.id == "os")
+def environment_problems(module: str, tree: ast.Module) -> list[str]:
+    """Reads of ``ARENA_*`` variables and writes of the environment in one module (its path
+    relative to the repository), but those allowed above."""
+    if module == SETTINGS_MODULE:
+        return []
+    problems = []
+    for line, kind, name in environment_uses(tree):
+        if kind == "read" and (name is None or name.startswith("ARENA_")) and (module, name) not in CLIENT_READS:
+            problems.append(f"{module}:{line} reads {name or 'a variable'} (take it from arena.settings)")
+        if kind == "write" and (module, name) not in FOREIGN_WRITES:
+            problems.append(f"{module}:{line} writes {name or 'the environment'} (pass the value instead)")
+    return problems
 
 
 def findings(root: Path = ROOT) -> list[str]:
@@ -195,13 +227,7 @@ def findings(root: Path = ROOT) -> list[str]:
             if theirs != layer(module.name) and theirs not in allowed | ENTRY_POINTS.get(module.name, set()):
                 problems.append(f"{module.path.relative_to(root)}:{line}: {layer(module.name)} may not import "
                                 f"{theirs} ({target})")
-        if module.name == SETTINGS_MODULE:
-            continue
-        for kind, line, variable in environment_uses(module):
-            if kind == "reads" and module.name in CLIENT_MODULES and variable in CLIENT_VARIABLES:
-                continue
-            problems.append(f"{module.path.relative_to(root)}:{line}: {kind} the environment ({variable}); "
-                            f"only {SETTINGS_MODULE} does")
+        problems += environment_problems(module.path.relative_to(root).as_posix(), module.tree())
     for component in cycles(graph):
         problems.append("import cycle: " + " <-> ".join(component))
     return problems
