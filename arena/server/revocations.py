@@ -17,6 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from arena.errors import first_line
 from arena.store import db
 from arena.store.models import BotToken, utcnow
 
@@ -48,7 +49,7 @@ async def watch(gateway: Any, interval: float = INTERVAL) -> None:
         try:
             rows = await asyncio.to_thread(revoked_since, since)
         except Exception as error:  # the store is down: try again, never stop watching
-            log.warning("cannot read revocations: %s", str(error).splitlines()[0])
+            log.warning("cannot read revocations: %s", first_line(error))
             rows = []
         fresh = [r for r in rows if r.token_hash not in seen]
         for row in fresh:
