@@ -14,12 +14,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from arena.errors import NotFound
 from arena.ratelimit import RateLimiter
 from arena.referee.transcript import ReplayMismatch
 from arena.settings import load
 
 from . import api, caches, pages
-from .queries import NotFound
 from .security import SecurityHeaders
 from .settings import WebSettings
 from .throttle import Throttle

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena import games, ratings
+from arena.errors import NotFound
 from arena.referee.transcript import FORFEITED, OK
 from arena.store import disclosure
 from arena.store.models import RatingHistory
@@ -33,10 +34,6 @@ from arena.store.queries import (
 from arena.store.statuses import MatchStatus, TournamentStatus
 
 history_t = RatingHistory.__table__
-
-
-class NotFound(KeyError):
-    """A bot, tournament, match or game the store does not have."""
 
 
 # ----- leaderboards ----------------------------------------------------------------------------

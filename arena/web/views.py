@@ -8,13 +8,13 @@ import hashlib
 from typing import Any
 
 from arena import games
+from arena.errors import NotFound
 from arena.games import house
 from arena.store import db, queries
 from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, live, replay
 from . import queries as web_queries
-from .queries import NotFound
 
 
 def game_or_404(name: str) -> games.Game:
