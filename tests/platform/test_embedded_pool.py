@@ -16,10 +16,10 @@ import sqlalchemy as sa
 from arena.store import db
 from arena.store.models import Match, Result
 from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import ROOT, wait_until
 from workers import follow, pool
 
-from .conftest import ROOT, wait_until
-from .test_store import ratings_table, replayed
+from .helpers import ratings_table, replayed
 
 
 def holders(url: str, tournament_id: int) -> set[str]:

@@ -13,8 +13,10 @@ import grpc
 import pytest
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
-from .conftest import ROOT, free_port, wait_until
+from tests.helpers import ROOT, wait_until
+
 from .helpers import fast_games
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(240)
 ADMIN = (("authorization", "Bearer integration0admin0token0for0the0arena0tests"),)

@@ -25,10 +25,10 @@ from arena.store import db
 from arena.store.models import Match
 from arena.store.queries import ensure_house_bot
 from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import ROOT, wait_until
 
-from .conftest import ROOT, free_port, wait_until
-from .test_celery import counts, finished
-from .test_store import ratings_table, replayed
+from .helpers import counts, finished, ratings_table, replayed
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(300)
 match_t = Match.__table__

@@ -18,16 +18,12 @@ from arena.store import db, queries
 from arena.store.models import Match, Tournament
 from arena.store.queries import ensure_house_bot
 from arena.tournaments import create_tournament, pending_match_ids, play_and_record
+from tests.helpers import ROOT, wait_until
 
-from . import test_celery
-from .conftest import ROOT, wait_until
-from .helpers import fast_games
-from .test_celery import counts
-from .test_store import ratings_table, replayed
+from .helpers import counts, fast_games, ratings_table, replayed
 
 pytestmark = pytest.mark.timeout(180)
 
-cluster = test_celery.cluster  # the fixture: this test's own database and queue
 match_t = Match.__table__
 GAME = "crazy_eights" if "crazy_eights" in fast_games(5) else fast_games(1)[0]
 

@@ -17,9 +17,7 @@ from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .conftest import ServerThread, by_token
-from .test_gateway_embedded import GAME, start_bot
-from .test_gateway_faults import finish
+from .helpers import GAME, ServerThread, by_token, finish, start_bot
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:

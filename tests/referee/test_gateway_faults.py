@@ -18,8 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.mailbox import LocalMailbox
 
-from .conftest import ServerThread
-from .test_gateway_embedded import GAME, remote, start_bot, wait_online
+from .helpers import GAME, ServerThread, finish, remote, start_bot, wait_online
 
 FAST = Clock(move=0.3, bank=0.3, strikes=3)
 
@@ -35,14 +34,6 @@ def rogue(server: ServerThread, mailbox: LocalMailbox, mode: str, token: str = "
     bot = start_bot("tests.referee.rogue_bot", server.address, token, mode)
     wait_online(mailbox, bot_id)
     return bot
-
-
-def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
-    """Stop a bot and read what it received (after a moment for the last messages in flight)."""
-    time.sleep(0.3)
-    bot.terminate()
-    out = bot.communicate(timeout=10)[0].decode()
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
 def seat0_codes(result: Any) -> list[str]:

@@ -20,9 +20,9 @@ from arena.server.arena_service import start_in_background
 from arena.store import db
 from arena.store.models import Match, Tournament
 from arena.web.app import create_app
+from tests.helpers import ROOT
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME, ROOT
+from .helpers import ADMIN, GAME, register, wait_connected
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
@@ -47,7 +47,7 @@ def round_robin(name: str, seed: int) -> arena_pb2.CreateTournamentRequest:
         bots=["house:random", "house:heuristic"], repetitions=2, seed=seed)
 
 
-def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, capsys) -> None:  # noqa: F811
+def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, capsys) -> None:
     """The derivation depends on the stored key: two tournaments with one master seed deal
     different cards; `--same-deals-as` (key and seed copied) deals the same ones. The key is
     served by no read path."""
@@ -84,7 +84,7 @@ def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, caps
         assert all(row.deal_key not in text and row.deal_key.upper() not in text for text in texts)
 
 
-def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp_path: Path, capsys) -> None:  # noqa: F811
+def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp_path: Path, capsys) -> None:
     """T2 reruns T1's deals; the admin cancels T2 while its match plays: T1's replay of that
     deal stays sealed on gRPC GetMatch, the web page, the JSON API and the command line until
     the match is over. Before the fix, a cancelled tournament's matches were not looked at."""

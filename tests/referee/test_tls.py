@@ -21,9 +21,8 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena import games
-from tests.platform.conftest import wait_until
+from tests.helpers import arena_serve, stop, wait_until
 from tests.platform.services import free_port
-from tests.platform.test_metrics_bind import arena_serve, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "tls0admin0token0for0the0arena0tests0ok"

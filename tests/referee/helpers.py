@@ -1,0 +1,85 @@
+"""Shared helpers for the gRPC tests: the game they play, the bots' tokens, real SDK bot
+processes and waiting for them, the server's admin credentials."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
+
+from arena import games
+from arena.referee import external
+from arena.referee.gateway import BotIdentity
+from arena.referee.mailbox import Mailbox
+from arena.referee.remote import MatchInfo, RemotePlayer
+from arena.server.embedded import BackgroundServer
+from arena.store import db
+from tests.helpers import ROOT
+
+# A server on its own loop thread, so tests can use ordinary blocking clients.
+ServerThread = BackgroundServer
+
+
+TOKENS = {"tok-alice": BotIdentity("1", "alice"), "tok-bob": BotIdentity("2", "bob")}
+
+
+async def by_token(token: str) -> BotIdentity | None:
+    return TOKENS.get(token)
+
+
+GAME = "crazy_eights" if "crazy_eights" in games.names() else games.names()[0]
+
+
+def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", module, *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def wait_online(mailbox: Mailbox, bot_id: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if asyncio.run(mailbox.holder(bot_id)) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"bot {bot_id} never connected")
+
+
+def remote(mailbox: Mailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0) -> RemotePlayer:
+    info = MatchInfo(match_id=match_id, game=GAME, options={}, seat=seat, num_players=2,
+                     players=["alice", "house"], move_deadline_ms=2000, time_bank_ms=5000)
+    return RemotePlayer(mailbox, bot_id, info, grace=grace)
+
+
+def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    """Stop a bot and read what it received (after a moment for the last messages in flight)."""
+    time.sleep(0.3)
+    bot.terminate()
+    out = bot.communicate(timeout=10)[0].decode()
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+ADMIN = (("authorization", "Bearer admin-secret"),)
+
+
+def register(arena: arena_pb2_grpc.ArenaStub, name: str) -> str:
+    return arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner="tests")).token
+
+
+def wait_connected(token: str) -> None:
+    with db.transaction() as connection:
+        bot_id = connection.execute(sa.text("select bot_id from bot_token where token_hash = :h"),
+                                    {"h": hashlib.sha256(token.encode()).hexdigest()}).scalar_one()
+    assert external.wait_connected([bot_id], 20), "bot never connected"
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
