@@ -7,9 +7,11 @@ import asyncio
 import hashlib
 import json
 import os
+import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -59,12 +61,38 @@ def remote(mailbox: Mailbox, bot_id: str, match_id: str, seat: int, grace: float
     return RemotePlayer(mailbox, bot_id, info, grace=grace)
 
 
-def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
-    """Stop a bot and read what it received (after a moment for the last messages in flight)."""
-    time.sleep(0.3)
+def events(output: bytes) -> list[dict[str, Any]]:
+    """The JSON lines a test bot printed, one per message it received."""
+    return [json.loads(line) for line in output.decode().splitlines() if line.startswith("{")]
+
+
+def finish(bot: subprocess.Popen[bytes], until: Callable[[list[dict[str, Any]]], bool] | None = None,
+           what: str = "the bot's messages", timeout: float = 20.0) -> list[dict[str, Any]]:
+    """Stop a bot and read what it received: with ``until``, first wait for the messages it
+    names (the last of a match may still be in flight when the runner is done)."""
+    received = b""
+    if until is not None:
+        fd = bot.stdout.fileno()  # type: ignore[union-attr]
+        deadline = time.monotonic() + timeout
+        while not until(events(received[:received.rfind(b"\n") + 1])):
+            left = deadline - time.monotonic()
+            assert left > 0, f"timed out after {timeout} s waiting for {what}: {events(received)}"
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 65536)
+                assert chunk, f"the bot ended before {what}: {events(received)}"
+                received += chunk
     bot.terminate()
-    out = bot.communicate(timeout=10)[0].decode()
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return events(received + bot.communicate(timeout=10)[0])
+
+
+def move_results(received: list[dict[str, Any]]) -> list[str]:
+    """The codes of the move results a test bot received, in order."""
+    return [e["code"] for e in received if e["kind"] == "move_result"]
+
+
+def ended(received: list[dict[str, Any]]) -> bool:
+    """Whether a test bot was told its match ended."""
+    return any(e["kind"] == "match_ended" for e in received)
 
 
 ADMIN = (("authorization", "Bearer admin-secret"),)

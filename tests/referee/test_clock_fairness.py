@@ -134,7 +134,7 @@ def test_a_bot_that_sleeps_past_its_clock_is_still_timed_out(
         wait_online(mailbox, "1")
         result = play(mailbox)
     finally:
-        events = finish(bot)
+        events = finish(bot, lambda got: len(bot_turns(got)) >= 3, "three turns")
     codes = [d.code for d in result.decisions if d.seat == 0]
     assert codes[:3] == ["timeout"] * 3, codes
     assert set(codes[3:]) <= {"forfeited"}

@@ -17,7 +17,7 @@ from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .helpers import GAME, ServerThread, by_token, finish, start_bot
+from .helpers import GAME, ServerThread, by_token, ended, finish, start_bot
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:
@@ -71,10 +71,10 @@ def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThrea
         result = asyncio.run(match())
     finally:
         finish(alice)
-        events = finish(bob)
+        events = finish(bob, ended, "the match's end")
     assert {d.code for d in result.decisions} == {"ok"}  # type: ignore[attr-defined]
     assert {0, 1} <= {d.seat for d in result.decisions}  # type: ignore[attr-defined]
-    assert any(e["kind"] == "match_ended" for e in events)
+    assert ended(events)
 
 
 def test_a_newer_connection_on_another_gateway_replaces_the_older(
