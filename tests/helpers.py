@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The `arena` command of the environment the tests run in.
-ARENA = str(Path(sys.executable).with_name("arena"))
+# The commands of the environment the tests run in, wherever it is (never a fixed ``.venv``).
+BIN = Path(sys.executable).parent
+ARENA = str(BIN / "arena")
+CELERY = str(BIN / "celery")
 
 
 def wait_until(predicate, timeout: float = 60.0, poll: float = 0.1, what: str = "condition"):
@@ -38,7 +40,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 @contextlib.contextmanager
 def arena_serve(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A real ``arena serve`` process with the environment ``env``, output to ``log``."""
-    process = subprocess.Popen([str(ROOT / ".venv/bin/arena"), "serve"], env=env, cwd=ROOT,
+    process = subprocess.Popen([ARENA, "serve"], env=env, cwd=ROOT,
                                stdout=log.open("ab"), stderr=subprocess.STDOUT)
     try:
         yield process

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import db
-from tests.helpers import ROOT
+from tests.helpers import ARENA, CELERY, ROOT
 
 from .services import postgres_admin_url
 
@@ -99,9 +99,9 @@ class Worker:
     def __init__(self, env: dict[str, str], concurrency: int, log: Path, command: str = "celery") -> None:
         self.log = log
         if command == "arena":
-            argv = [str(ROOT / ".venv/bin/arena"), "worker", "--concurrency", str(concurrency)]
+            argv = [ARENA, "worker", "--concurrency", str(concurrency)]
         else:
-            argv = [str(ROOT / ".venv/bin/celery"), "-A", "workers.app", "worker", "--loglevel", "INFO",
+            argv = [CELERY, "-A", "workers.app", "worker", "--loglevel", "INFO",
                     "--pool", "prefork", "--concurrency", str(concurrency), "--without-gossip",
                     "--without-mingle", "--without-heartbeat", "-Q", env["ARENA_QUEUE"],
                     "-n", f"w{uuid.uuid4().hex[:8]}@%h"]

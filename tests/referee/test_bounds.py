@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,9 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from .helpers import ADMIN, GAME, register
+from tests.helpers import ARENA
 
-ARENA = str(Path(sys.executable).with_name("arena"))
+from .helpers import ADMIN, GAME, register
 
 # Everything a caller might type where an id belongs, and is none.
 BAD_IDS = ["", "0", "-1", "-9223372036854775808", "abc", "1e3", "1.0", "0x10", "+1", " 1", "1 ", "1\n",

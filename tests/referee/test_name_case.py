@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,11 +16,11 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Bot, Match
+from tests.helpers import ARENA
 
 from .helpers import ADMIN, GAME, register, start_bot, wait_connected
 
 pytestmark = pytest.mark.timeout(180)
-ARENA = str(Path(sys.executable).with_name("arena"))
 
 
 def played(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> arena_pb2.MatchDetail:

@@ -22,7 +22,7 @@ from arena.store import db
 from arena.store.models import Match, Tournament
 from arena.web import background
 from arena.web.app import create_app
-from tests.helpers import ROOT
+from tests.helpers import ARENA, ROOT
 
 from .helpers import ADMIN, GAME, bearer, register, wait_connected
 
@@ -235,7 +235,7 @@ def test_revoking_from_the_command_line_cuts_the_bot_off_and_forfeits_its_match(
             time.sleep(0.05)
         assert _matches(ref.tournament_id, "running"), "a match with the bot is being played"
         revoked_at = time.monotonic()
-        done = subprocess.run([str(Path(sys.executable).with_name("arena")), "bot", "revoke", "turncoat"],
+        done = subprocess.run([ARENA, "bot", "revoke", "turncoat"],
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         output = bot.communicate(timeout=30)[0]
