@@ -4,6 +4,7 @@ loop in a background thread, so tests can use ordinary blocking clients."""
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from arena_bot.v1 import arena_pb2_grpc, gateway_pb2_grpc
 
 from arena.referee import external
 from arena.referee.gateway import Gateway
-from arena.referee.mailbox import LocalMailbox
+from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
@@ -35,13 +36,23 @@ def channel(rules_server: ServerThread) -> Iterator[grpc.Channel]:
 
 
 @pytest.fixture
-def gateway() -> Iterator[tuple[ServerThread, LocalMailbox]]:
-    """A gateway on the in-process mailbox; bots alice (token tok-alice) and bob."""
-    mailbox = LocalMailbox()
+def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Mailbox]]:
+    """A gateway on the in-process mailbox, or on the Redis one when parametrized indirectly
+    with ``"redis"``; bots alice (token tok-alice) and bob. The mailbox handed to the test is
+    the runner's side: the gateway's own for the in-process one, one of the same keys on its
+    own connections for Redis (use it through ``helpers.run_with``)."""
+    kind = getattr(request, "param", "local")
+    if kind == "local":
+        mailbox: Mailbox = LocalMailbox()
+        runner: Mailbox = mailbox
+    else:
+        url = request.getfixturevalue("shared_redis")
+        prefix = f"test:{uuid.uuid4().hex}:"  # this test's keys only: the Redis may be shared
+        mailbox, runner = (RedisMailbox(url, prefix=prefix, presence_ttl=2.0) for _ in range(2))
     servicer = Gateway(mailbox, by_token, heartbeat=0.2)
     server = ServerThread(ServerSettings(address="127.0.0.1:0"),
                           [(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
-    yield server, mailbox
+    yield server, runner
     server.stop()
 
 

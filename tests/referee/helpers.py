@@ -11,8 +11,8 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
@@ -20,11 +20,13 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from arena import games
 from arena.referee import external
 from arena.referee.gateway import BotIdentity
-from arena.referee.mailbox import Mailbox
+from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.embedded import BackgroundServer
 from arena.store import db
-from tests.helpers import ROOT
+from tests.helpers import ROOT, wait_until
+
+T = TypeVar("T")
 
 # A server on its own loop thread, so tests can use ordinary blocking clients.
 ServerThread = BackgroundServer
@@ -46,13 +48,32 @@ def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.P
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
+def run_with(mailbox: Mailbox, use: Callable[[Mailbox], Awaitable[T]]) -> T:
+    """``use(box)`` on an event loop of its own, ``box`` being ``mailbox``, or for a Redis one
+    a copy of it (the same Redis and keys): its connections belong to the loop that made them,
+    and a test may run matches on several threads at once."""
+    async def run() -> T:
+        if not isinstance(mailbox, RedisMailbox):
+            return await use(mailbox)
+        box = RedisMailbox(mailbox._url, prefix=mailbox.prefix, presence_ttl=mailbox.presence_ttl)
+        try:
+            return await use(box)
+        finally:
+            await box.close()
+
+    return asyncio.run(run())
+
+
 def wait_online(mailbox: Mailbox, bot_id: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if asyncio.run(mailbox.holder(bot_id)) is not None:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"bot {bot_id} never connected")
+    wait_until(lambda: run_with(mailbox, lambda box: box.holder(bot_id)) is not None, timeout, 0.05,
+               f"bot {bot_id} to connect")
+
+
+def live_matches(mailbox: Mailbox, bot_id: str) -> int:
+    """How many matches the bot is playing at once, as the mailbox counts them."""
+    if isinstance(mailbox, LocalMailbox):
+        return len(mailbox._live[bot_id])
+    return run_with(mailbox, lambda box: box.redis.zcard(box._k("live", bot_id)))  # type: ignore[attr-defined]
 
 
 def remote(mailbox: Mailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0) -> RemotePlayer:

@@ -17,7 +17,7 @@ from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .helpers import GAME, ServerThread, by_token, ended, finish, start_bot
+from .helpers import GAME, ServerThread, by_token, ended, finish, start_bot, wait_online
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:
@@ -35,17 +35,6 @@ def two_gateways(shared_redis: str) -> Iterator[tuple[ServerThread, ServerThread
     yield servers[0], servers[1], prefix
     for server in servers:
         server.stop()
-
-
-def wait_online(box: RedisMailbox, bot_id: str) -> None:
-    async def poll() -> None:
-        for _ in range(400):
-            if await box.holder(bot_id):
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"bot {bot_id} never connected")
-
-    asyncio.run(poll())
 
 
 def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThread, ServerThread, str],
