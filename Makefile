@@ -26,9 +26,10 @@ test: $(STAMP)
 bench: $(VENV)/.bench
 	$(BIN)/python -m bench
 
+# mypy checks what pyproject.toml's [tool.mypy] names: all our packages but the generated protocol code.
 lint: $(STAMP)
-	$(BIN)/ruff check arena workers bots tests bench sdk/python
-	$(BIN)/mypy arena/games
+	$(BIN)/ruff check arena workers bots tests bench sdk/python tools
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -1,12 +1,42 @@
 """The package's layout holds (ARCHITECTURE.md): no import cycle, each layer imports only the
 layers below it, and no module but the settings reads the ``ARENA_*`` environment. The checks
-are ``tools.layout``'s; the tests on small made-up trees show that each of them can fail."""
+are ``tools.layout``'s; the tests on small made-up trees show that each of them can fail.
+
+The test suite's own layout holds too: shared fixtures live in ``conftest.py`` and shared
+functions in ``helpers.py`` (or ``services.py``) modules, so no module of the suite imports a
+test file or a ``conftest.py``."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from tools import layout
+
+TESTS = Path(__file__).resolve().parent
+
+
+def suite_imports(root: Path = TESTS) -> list[str]:
+    """Each import, in any module under ``root`` (the folder of package ``tests``), of a test
+    file or a ``conftest`` module."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        package = ["tests", *path.relative_to(root).parent.parts]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                module = [*base, *(node.module.split(".") if node.module else [])]
+                # ``from . import test_x`` names the module in the imported names.
+                names = [".".join(module)] + [".".join([*module, alias.name]) for alias in node.names]
+            else:
+                continue
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if name.startswith("tests") and (last.startswith("test_") or last == "conftest"):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} imports {name}")
+    return found
 
 
 def test_the_arena_holds_its_layout() -> None:
@@ -64,4 +94,23 @@ def test_the_environment_check_sees_reads_and_writes(tmp_path: Path) -> None:
         "arena/games/sly.py:9 writes ARENA_Y (pass the value instead)",
         "arena/games/sly.py:10 writes OTHER (pass the value instead)",
         "arena/games/sly.py:12 reads ARENA_WEB_ADDRESS (take it from arena.settings)",
+    ]
+
+
+def test_no_test_module_imports_a_test_file_or_a_conftest() -> None:
+    assert suite_imports() == []
+
+
+def test_the_suite_check_finds_each_kind_of_import(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "one/test_a.py": "from .test_b import helper\nfrom . import conftest\n",
+        "one/test_c.py": "import tests.one.test_a\nfrom ..two import helpers\nfrom ..two.conftest import x\n",
+        "two/helpers.py": "from tests.one import test_c\nfrom tests.helpers import wait_until\n",
+    })
+    assert suite_imports(tmp_path) == [
+        "one/test_a.py:1 imports tests.one.test_b",
+        "one/test_a.py:2 imports tests.one.conftest",
+        "one/test_c.py:1 imports tests.one.test_a",
+        "one/test_c.py:3 imports tests.two.conftest",
+        "two/helpers.py:1 imports tests.one.test_c",
     ]

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -169,7 +170,7 @@ def _main_left_alone() -> Iterator[None]:
     if main is None:
         yield
         return
-    saved = {name: main.__dict__[name] for name in ("__spec__", "__file__") if name in main.__dict__}
+    saved: dict[str, Any] = {name: main.__dict__[name] for name in ("__spec__", "__file__") if name in main.__dict__}
     main.__dict__["__spec__"] = None
     main.__dict__.pop("__file__", None)
     try:

@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import redis
 import sqlalchemy as sa
@@ -267,7 +267,7 @@ class Supervisor(BaseSupervisor):
         now = time.time()
         pipe = self.client.pipeline(transaction=False)
         if ids:
-            pipe.zadd(self.held_key, dict.fromkeys(ids, now))
+            pipe.zadd(self.held_key, dict.fromkeys(map(str, ids), now))  # members are stored as text
         # Forget reports far older than any lease: the set stays as small as the work held.
         pipe.zremrangebyscore(self.held_key, "-inf", now - 10 * max(self.lease_seconds, self.interval))
         pipe.execute()
@@ -284,8 +284,9 @@ class Supervisor(BaseSupervisor):
         if not candidates:
             return []
         held_since = time.time() - max(self.lease_seconds, self.interval)
-        queued = queued_match_ids(self.client, self.queues) | {
-            int(m) for m in self.client.zrangebyscore(self.held_key, held_since, "+inf")}
+        # Without scores the reply is the members alone (redis-py types every shape of reply).
+        held = cast(list[bytes], self.client.zrangebyscore(self.held_key, held_since, "+inf"))
+        queued = queued_match_ids(self.client, self.queues) | {int(m) for m in held}
         lost = [m for m in candidates if m not in queued]
         if not lost:
             return []

@@ -8,7 +8,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from arena.errors import ArenaError, first_line, outage
 
@@ -104,9 +104,11 @@ def show_examples(command: argparse.ArgumentParser, examples: list[str]) -> None
     command.epilog = f"{command.epilog}\n\n" if command.epilog else ""
     command.epilog += f"example{'s' if len(examples) > 1 else ''}:\n{lines}"
     # The examples keep their lines; a module's own choice of formatter keeps the rest.
-    if not issubclass(command.formatter_class, argparse.RawDescriptionHelpFormatter):
-        command.formatter_class = type("ExampleHelpFormatter",
-                                       (argparse.RawDescriptionHelpFormatter, command.formatter_class), {})
+    formatter = command.formatter_class
+    if isinstance(formatter, type) and not issubclass(formatter, argparse.RawDescriptionHelpFormatter):
+        # A class made at run time, which the type checker cannot follow: its bases make it a HelpFormatter.
+        command.formatter_class = cast("type[argparse.HelpFormatter]", type(
+            "ExampleHelpFormatter", (argparse.RawDescriptionHelpFormatter, formatter), {}))
 
 
 def console(stderr: bool = False) -> Console:

@@ -29,10 +29,11 @@ def run_upgrade(args: argparse.Namespace) -> int:
 def run_current(args: argparse.Namespace) -> int:
     url = load().database_url
     missing = db.missing_file(url)  # asking must not create the file (nor its directory)
-    eng = None if missing else db.make_engine(url)
-    current = None if eng is None else db.current_revision(eng)
+    current, shown = None, missing
+    if not missing:
+        eng = db.make_engine(url)
+        current, shown = db.current_revision(eng), eng.url.render_as_string(hide_password=True)
     head = db.head_revision()
-    shown = missing or eng.url.render_as_string(hide_password=True)
     if args.json:
         print_json({"database": shown, "revision": current, "head": head, "up_to_date": current == head})
     elif missing:

@@ -12,6 +12,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -34,8 +35,7 @@ class ProgressBar:
         self.label = label
         self.enabled = force or sys.stderr.isatty()
         self.started = time.monotonic()
-        self.progress: Progress | None = None
-        self.task = None
+        self.bar: tuple[Progress, TaskID] | None = None  # once drawn: rich's progress and its one task
         # Whether a caller must end the bar's line before writing to stderr itself: never, as
         # while the bar is shown rich moves whatever is written to stderr above it.
         self.drawn = False
@@ -43,21 +43,22 @@ class ProgressBar:
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total <= 0:
             return
-        if self.progress is None:
+        if self.bar is None:
             from . import console
 
             # stdout stays where it is: only stderr (notices, logs) is shown above the bar.
-            self.progress = Progress(
+            progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=console(stderr=True),
                 redirect_stdout=False,
             )
-            self.task = self.progress.add_task(self.label, total=total, rate=0.0)
-            self.progress.start()
+            self.bar = progress, progress.add_task(self.label, total=total, rate=0.0)
+            progress.start()
+        progress, task = self.bar
         rate = done / max(1e-9, time.monotonic() - self.started)
-        self.progress.update(self.task, completed=done, total=total, rate=rate)
+        progress.update(task, completed=done, total=total, rate=rate)
 
     def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-            self.progress = None
+        if self.bar is not None:
+            self.bar[0].stop()
+            self.bar = None

@@ -143,7 +143,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
         self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
 
-    async def Connect(self, request_iterator: Any, context: Any) -> Any:
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         token = bearer_token(context.invocation_metadata())
         peer = peer_address(context)
         wait = self.limiter.wait(peer) if self.limiter is not None else None

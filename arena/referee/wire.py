@@ -9,8 +9,6 @@ from arena_bot.v1 import gateway_pb2
 
 from arena.games import dumps
 
-CODES = {name: gateway_pb2.MoveResult.Code.Value(name) for name in gateway_pb2.MoveResult.Code.keys()}
-
 
 def to_referee_message(message: dict[str, Any], want_sample_state: bool = False) -> gateway_pb2.RefereeMessage:
     """A mailbox message for a bot, as it goes down the stream."""
@@ -55,7 +53,8 @@ def _observation_json(turn: dict[str, Any]) -> str:
 
 def move_result(match_id: str, turn_id: int, code: str, detail: str = "", *, latency_ms: int = 0,
                 applied: str = "", strikes: int = 0) -> gateway_pb2.MoveResult:
-    return gateway_pb2.MoveResult(match_id=match_id, turn_id=turn_id, code=CODES[code], detail=detail,
+    # ``code`` is the name of a ``MoveResult.Code``: protobuf takes the name itself (and refuses an unknown one).
+    return gateway_pb2.MoveResult(match_id=match_id, turn_id=turn_id, code=code, detail=detail,
                                   latency_ms=latency_ms, applied_action=applied, strikes=strikes)
 
 

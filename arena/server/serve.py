@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena_bot.v1 import arena_pb2_grpc, gateway_pb2_grpc
 from prometheus_client import start_http_server
@@ -21,6 +21,9 @@ from .access import Access
 from .app import RunningServer, start_server
 from .arena_service import ArenaService
 from .settings import ServerSettings
+
+if TYPE_CHECKING:
+    from workers.supervisor import BaseSupervisor
 
 log = logging.getLogger("arena.serve")
 
@@ -77,7 +80,7 @@ async def serve_forever(settings: ServerSettings, metrics_port: int, metrics_add
     await running.stop(settings.shutdown_grace_seconds)
 
 
-def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
+def start_supervisor() -> BaseSupervisor | None:
     """``arena serve`` runs a supervisor: with Redis ``workers.supervisor``'s, so a tournament
     heals even while every worker is down and being replaced; embedded
     ``workers.embedded_supervisor``'s, which plays again, here, what a killed server (or
@@ -88,7 +91,7 @@ def start_supervisor():  # -> workers.supervisor.BaseSupervisor | None
         from workers.embedded_supervisor import EmbeddedSupervisor
         from workers.pool import play
 
-        supervisor: Any = EmbeddedSupervisor.from_settings(play)
+        supervisor: BaseSupervisor | None = EmbeddedSupervisor.from_settings(play)
     else:
         from workers.app import supervisor_from_settings
 

@@ -10,7 +10,7 @@ scheduling (their values: ``arena.store.statuses``).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -28,7 +28,16 @@ def _when(nullable: bool = False) -> Any:
     return sa.Column(sa.DateTime(timezone=True), nullable=nullable)
 
 
-class Bot(SQLModel, table=True):
+class _Table(SQLModel):
+    """The base of the tables below."""
+
+    if TYPE_CHECKING:
+        # SQLAlchemy's declarative mapping sets it on each table class, where the type checker
+        # cannot see it; the queries build their statements on it.
+        __table__: ClassVar[sa.Table]
+
+
+class Bot(_Table, table=True):
     """A player identity. ``kind`` is ``house`` (``strategy`` names the house bot, ``think``
     seconds of pacing per move) or ``external`` (connects over gRPC)."""
 
@@ -45,7 +54,7 @@ class Bot(SQLModel, table=True):
 sa.Index("uq_bot_name_lower", sa.func.lower(Bot.__table__.c.name), unique=True)
 
 
-class BotToken(SQLModel, table=True):
+class BotToken(_Table, table=True):
     """A token of an external bot: only its SHA-256 is kept (see ``arena.store.bot_tokens``)."""
 
     __tablename__ = "bot_token"
@@ -57,7 +66,7 @@ class BotToken(SQLModel, table=True):
     revoked_at: datetime | None = Field(default=None, sa_column=_when(True))
 
 
-class Tournament(SQLModel, table=True):
+class Tournament(_Table, table=True):
     """A set of matches over one or more games; ``spec`` keeps how it was drawn up."""
 
     id: int | None = Field(default=None, primary_key=True)
@@ -77,7 +86,7 @@ class Tournament(SQLModel, table=True):
     finished_at: datetime | None = Field(default=None, sa_column=_when(True))
 
 
-class Match(SQLModel, table=True):
+class Match(_Table, table=True):
     """One scheduled match: game, options, seed and the bot in each seat (``seating``)."""
 
     __table_args__ = (
@@ -114,7 +123,7 @@ class Match(SQLModel, table=True):
     lease_until: datetime | None = Field(default=None, sa_column=_when(True))
 
 
-class Result(SQLModel, table=True):
+class Result(_Table, table=True):
     """A finished match, once: ``seq`` is the completion order that ratings replay."""
 
     seq: int | None = Field(default=None, primary_key=True)
@@ -133,7 +142,7 @@ class Result(SQLModel, table=True):
     rating_step: int = 0
 
 
-class MatchSeat(SQLModel, table=True):
+class MatchSeat(_Table, table=True):
     """Who sat where in a finished match and how they finished."""
 
     __tablename__ = "match_seat"
@@ -146,14 +155,14 @@ class MatchSeat(SQLModel, table=True):
     forfeited: bool = False
 
 
-class Transcript(SQLModel, table=True):
+class Transcript(_Table, table=True):
     """The full transcript of a finished match (see ``arena.referee.transcript``)."""
 
     match_id: int = Field(foreign_key="match.id", primary_key=True)
     data: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
 
 
-class Rating(SQLModel, table=True):
+class Rating(_Table, table=True):
     """Current Elo of a bot in a game, with the Fisher information behind its interval and
     the running tallies the leaderboard shows."""
 
@@ -169,7 +178,7 @@ class Rating(SQLModel, table=True):
     last_played: datetime | None = Field(default=None, sa_column=_when(True))
 
 
-class RatingHistory(SQLModel, table=True):
+class RatingHistory(_Table, table=True):
     """One bot's Elo before and after one rated match, in completion order ``seq``."""
 
     __tablename__ = "rating_history"

@@ -21,12 +21,17 @@ and replaying results in that order, then by ``seq``, gives exactly the stored r
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects.postgresql import Insert as PostgresInsert
+    from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 
 from arena import ratings
 from arena.referee import MatchResult
@@ -43,12 +48,15 @@ history_t = RatingHistory.__table__
 tournament_t = Tournament.__table__
 
 
-def _insert(connection: Connection, table: sa.Table):
+def _insert(connection: Connection, table: sa.Table) -> PostgresInsert | SqliteInsert:
+    """An insert with the dialect's ``ON CONFLICT`` clauses (the two dialects spell them alike)."""
     if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+        from sqlalchemy.dialects.postgresql import insert as postgres_insert
+
+        return postgres_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)
 
 
 # The recording path runs for every match: its statements are built once, with bound
@@ -222,7 +230,7 @@ def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[t
     return {(r.tournament_id, r.game, int(r.seed)) for r in rows}
 
 
-def _waiting(connection: Connection, tournament_ids: list[int], exclude: set[int] = frozenset()) -> list[Finished]:
+def _waiting(connection: Connection, tournament_ids: list[int], exclude: Set[int] = frozenset()) -> list[Finished]:
     """The recorded rated matches of these tournaments whose Elo waits for their group
     (found through the ``rating_round`` index: only waiting results have none)."""
     if not tournament_ids:

@@ -71,7 +71,7 @@ def balanced_groups(bots: Sequence[Any], size: int, meetings: int = 1) -> list[t
         return []
     met = [[0] * n for _ in range(n)]
     played = [0] * n
-    groups = []
+    groups: list[tuple[Any, ...]] = []
     # Go on until every pair has met ``meetings`` times; a perfect design would need
     # exactly ``ideal`` groups, greedy needs a few more.
     ideal = math.ceil(meetings * math.comb(n, 2) / math.comb(size, 2))

@@ -66,15 +66,14 @@ def create_tournament(
         if bot_id in spelt:
             raise BadInput(f"{spelt[bot_id]!r} and {bot!r} name the same bot: a tournament's bots must be distinct")
         spelt[bot_id] = bot
-    strategies = house_strategies(connection, list(ids.values()))
-    strategies = {bot: strategies.get(ids[bot]) for bot in bots}
+    strategies = house_strategies(connection, list(ids.values()))  # by bot id
     chosen = []
     for game_name in game_names:
         game = games.get(game_name)
         game_options = game.resolve_options((options or {}).get(game_name))
         legal = set(game.player_counts(game_options))
         for bot in bots:
-            strategy = strategies.get(bot)
+            strategy = strategies.get(ids[bot])
             if strategy is not None and strategy not in house.bot_names(game.name):
                 raise BadInput(f"bot {bot}: no house bot {strategy!r} for {game.name}")
         wanted = [n for n in (sizes or sorted(legal)) if n in legal and n <= len(bots)]

@@ -492,11 +492,11 @@ def status_figures(connection: Connection, window: int = 2000) -> dict[str, Any]
         g["decisions"] += r.decisions
         g["first"] = min(g["first"], r.finished_at)
         g["last"] = max(g["last"], r.finished_at)
-    faults = dict(connection.execute(
+    faults: dict[str, int | None] = dict(connection.execute(
         sa.select(result_t.c.game, sa.func.sum(seat_t.c.strikes))
         .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
         .where(result_t.c.match_id.in_(ids)).group_by(result_t.c.game)).all()) if ids else {}
-    forfeits = dict(connection.execute(
+    forfeits: dict[str, int] = dict(connection.execute(
         sa.select(result_t.c.game, sa.func.count())
         .join(seat_t, seat_t.c.match_id == result_t.c.match_id)
         .where(result_t.c.match_id.in_(ids), seat_t.c.forfeited).group_by(result_t.c.game)).all()) if ids else {}

@@ -11,18 +11,19 @@ found, so nothing is encoded twice.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final, Literal
 
 from arena import games
 from arena.referee.transcript import replay as transcript_replay
 
 from . import boards
 
-ALL = "all"
+ALL: Final = "all"
+View = Literal["all"] | int  # the full state, or a seat's observation
 _encode = json.JSONEncoder(separators=(",", ":"), default=str).encode
 
 
-def parse_view(view: str, num_players: int) -> str | int:
+def parse_view(view: str, num_players: int) -> View:
     """``all`` or a seat number below ``num_players``."""
     if view == ALL:
         return ALL
@@ -31,8 +32,8 @@ def parse_view(view: str, num_players: int) -> str | int:
     raise ValueError(f"view must be {ALL!r} or a seat from 0 to {num_players - 1}")
 
 
-def _fields(state: games.State, view: str | int) -> dict[str, Any]:
-    if view == ALL:
+def _fields(state: games.State, view: View) -> dict[str, Any]:
+    if isinstance(view, str):  # ``all``
         return state.to_json()["state"]
     return state.observation(view)
 
@@ -65,7 +66,7 @@ def _frame(previous: dict[str, Any], current: dict[str, Any]) -> str:
     return f"[{body},{_encode(removed)}]" if removed else f"[{body}]"
 
 
-def replay_json(transcript: dict[str, Any], view: str | int, seats: list[str]) -> str:
+def replay_json(transcript: dict[str, Any], view: View, seats: list[str]) -> str:
     """The viewer's data as a JSON text: the match's decisions, outcome and board, and the
     frames of ``view``. Raises ``ReplayMismatch`` if the actions do not replay or do not give
     the recorded scores and ranks."""

@@ -7,19 +7,16 @@ per test."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 
 from arena.store import db
+from tests.helpers import ARENA, CELERY, ROOT
 
-from .services import free_port, postgres_admin_url
-
-ROOT = Path(__file__).resolve().parents[2]
+from .services import postgres_admin_url
 
 
 @pytest.fixture(scope="session")
@@ -102,9 +99,9 @@ class Worker:
     def __init__(self, env: dict[str, str], concurrency: int, log: Path, command: str = "celery") -> None:
         self.log = log
         if command == "arena":
-            argv = [str(ROOT / ".venv/bin/arena"), "worker", "--concurrency", str(concurrency)]
+            argv = [ARENA, "worker", "--concurrency", str(concurrency)]
         else:
-            argv = [str(ROOT / ".venv/bin/celery"), "-A", "workers.app", "worker", "--loglevel", "INFO",
+            argv = [CELERY, "-A", "workers.app", "worker", "--loglevel", "INFO",
                     "--pool", "prefork", "--concurrency", str(concurrency), "--without-gossip",
                     "--without-mingle", "--without-heartbeat", "-Q", env["ARENA_QUEUE"],
                     "-n", f"w{uuid.uuid4().hex[:8]}@%h"]
@@ -154,15 +151,15 @@ def workers(tmp_path):
         worker.kill()
 
 
-def wait_until(predicate, timeout: float = 60.0, poll: float = 0.1, what: str = "condition"):
-    """Poll ``predicate`` until it returns something truthy."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(poll)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+@pytest.fixture
+def cluster(pg_url, shared_redis, queue_name, monkeypatch):
+    """Settings for one test's slice of the services: its own database and queue."""
+    env = {"ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": shared_redis, "ARENA_QUEUE": queue_name,
+           "ARENA_BATCH_SIZE": "2"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    db.engine(pg_url)  # migrate before any worker starts
+    yield env
+    import redis
 
-
-__all__ = ["free_port", "socket", "wait_until"]
+    redis.Redis.from_url(shared_redis).delete(queue_name, f"{queue_name}\x06\x163")

@@ -5,68 +5,18 @@ the sequential result; a worker SIGKILLed mid-match loses and doubles nothing.""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from arena.store import db, queries, replay_ratings
-from arena.store.models import Match, RatingHistory, Result
+from arena.store.models import Match
 from arena.store.queries import ensure_house_bot
-from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import wait_until
 
-from .conftest import ROOT, wait_until
-from .helpers import fast_games
-from .test_store import ratings_table, replayed
+from .helpers import cli, counts, fast_games, finished, make_tournament, ratings_table, replayed
 
 pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture
-def cluster(pg_url, shared_redis, queue_name, monkeypatch):
-    """Settings for one test's slice of the services: its own database and queue."""
-    env = {"ARENA_DATABASE_URL": pg_url, "ARENA_REDIS_URL": shared_redis, "ARENA_QUEUE": queue_name,
-           "ARENA_BATCH_SIZE": "2"}
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    db.engine(pg_url)  # migrate before any worker starts
-    yield env
-    import redis
-
-    redis.Redis.from_url(shared_redis).delete(queue_name, f"{queue_name}\x06\x163")
-
-
-def counts(url):
-    with db.transaction(url) as connection:
-        results = connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)).scalar_one()
-        dup = connection.execute(
-            sa.select(Result.__table__.c.match_id).group_by(Result.__table__.c.match_id).having(sa.func.count() > 1)
-        ).all()
-        history = connection.execute(sa.select(sa.func.count()).select_from(RatingHistory.__table__)).scalar_one()
-    return results, len(dup), history
-
-
-def finished(url, tournament_id):
-    with db.transaction(url) as connection:
-        return queries.tournament_status(connection, tournament_id)["status"] == "done"
-
-
-def cli(env, *args, timeout=120):
-    """Run the arena command line in its own process with ``env``."""
-    full = dict(os.environ) | {"PYTHONPATH": str(ROOT)} | env
-    done = subprocess.run([str(Path(sys.executable).parent / "arena"), *args], env=full, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def make_tournament(url, bots, reps=1, games=None):
-    with db.transaction(url) as connection:
-        tid = create_tournament(connection, games or fast_games(2), bots, sizes=[2], repetitions=reps, seed=11)
-    with db.transaction(url) as connection:
-        return tid, pending_match_ids(connection, tid)
 
 
 def send(env, batch, task_id=None):

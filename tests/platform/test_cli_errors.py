@@ -12,20 +12,11 @@ from pathlib import Path
 
 import pytest
 
-ARENA = str(Path(sys.executable).with_name("arena"))
+from tests.helpers import ARENA
+
+from .helpers import arena, one_line_error
+
 GAME = "crazy_eights"
-
-
-def arena(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *argv], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
-
-
-def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("arena: "), done.stderr
-    assert "Traceback" not in done.stderr
-    return lines[0]
 
 
 @pytest.fixture

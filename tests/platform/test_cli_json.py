@@ -15,8 +15,7 @@ import sqlalchemy as sa
 from arena.cli import main
 from arena.store import bot_tokens, db
 
-from .helpers import fast_games
-from .test_cli_errors import arena, one_line_error
+from .helpers import arena, fast_games, one_line_error
 
 
 def run_json(capsys, *argv: str, code: int = 0) -> tuple[object, str]:

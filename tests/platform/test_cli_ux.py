@@ -11,7 +11,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,10 @@ from arena import games
 from arena.cli import EXAMPLES, build_parser, commands, examples_for, main, print_error
 from arena.cli.leaderboard_cmd import print_leaderboard
 from arena.cli.progress import ProgressBar
+from tests.helpers import ARENA
 
 from .helpers import fast_games
 
-ARENA = str(Path(sys.executable).with_name("arena"))
 ESCAPE = "\x1b["
 COLOUR = re.compile(r"\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;)")  # a foreground colour, not bold
 

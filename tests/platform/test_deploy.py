@@ -22,8 +22,8 @@ import pytest
 from arena import metrics
 from arena.cli import main
 from arena.store import db
+from tests.helpers import ROOT, wait_until
 
-from .conftest import ROOT, wait_until
 from .services import free_port, redis_answers, redis_server_binary
 
 DEPLOY = ROOT / "deploy"

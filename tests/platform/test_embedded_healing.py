@@ -20,12 +20,12 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Match, MatchSeat, RatingHistory, Result, Tournament
+from tests.helpers import ARENA, ROOT, wait_until
 
-from .conftest import ROOT, free_port, wait_until
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(120)
 match_t, result_t, tournament_t = Match.__table__, Result.__table__, Tournament.__table__
-ARENA = str(ROOT / ".venv/bin/arena")
 GAME = "crazy_eights"
 
 # A bot of the SDK that thinks a little, so that its matches are still being played when

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import signal
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -16,10 +17,10 @@ import sqlalchemy as sa
 from arena.store import db
 from arena.store.models import Match, Result
 from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import ARENA, ROOT, wait_until
 from workers import follow, pool
 
-from .conftest import ROOT, wait_until
-from .test_store import ratings_table, replayed
+from .helpers import ratings_table, replayed
 
 
 def holders(url: str, tournament_id: int) -> set[str]:
@@ -148,7 +149,7 @@ def test_a_pool_process_killed_under_the_command_line_is_replaced_and_nothing_is
     with db.transaction() as connection:
         tid = create_tournament(connection, ["durak"], ["search", "heuristic"], [2], 8, seed=11)
         total = len(pending_match_ids(connection, tid))
-    command = [str(ROOT / ".venv/bin/arena"), "tournament", "run", str(tid)]
+    command = [ARENA, "tournament", "run", str(tid)]
     cli = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def playing_child() -> int | None:
@@ -189,7 +190,7 @@ def test_a_script_without_a_main_guard_runs_its_tournament_once(embedded, tmp_pa
     env = {**os.environ, "ARENA_DATABASE_URL": embedded, "ARENA_EMBEDDED_PROCESSES": "2", "ARENA_BATCH_SIZE": "1",
            "PYTHONPATH": str(ROOT)}
     env.pop("ARENA_REDIS_URL", None)
-    done = subprocess.run([str(ROOT / ".venv/bin/python"), str(script)], env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
     with db.read() as connection:

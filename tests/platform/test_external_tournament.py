@@ -13,8 +13,10 @@ import grpc
 import pytest
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
-from .conftest import ROOT, free_port, wait_until
+from tests.helpers import ARENA, ROOT, wait_until
+
 from .helpers import fast_games
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(240)
 ADMIN = (("authorization", "Bearer integration0admin0token0for0the0arena0tests"),)
@@ -37,7 +39,7 @@ def spawn(env, *argv, log):
 
 
 def test_sdk_bots_play_a_rated_tournament_through_gateway_redis_and_a_celery_worker(arena_env, tmp_path):
-    arena = str(ROOT / ".venv/bin/arena")
+    arena = ARENA
     processes = [spawn(arena_env, arena, "serve", log=tmp_path / "serve.log"),
                  spawn(arena_env, arena, "worker", "--concurrency", "2", log=tmp_path / "worker.log")]
     try:

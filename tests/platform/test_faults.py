@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -25,10 +24,10 @@ from arena.store import db
 from arena.store.models import Match
 from arena.store.queries import ensure_house_bot
 from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import ARENA, ROOT, wait_until
 
-from .conftest import ROOT, free_port, wait_until
-from .test_celery import counts, finished
-from .test_store import ratings_table, replayed
+from .helpers import counts, finished, ratings_table, replayed
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(300)
 match_t = Match.__table__
@@ -36,7 +35,6 @@ GAME = "crazy_eights"  # about 40 decisions a match: paced at 20 ms, under a sec
 # A lease and a sweep shorter than their defaults (20 s, 5 s) keep the suite quick; the first
 # test runs on the defaults to show they heal well under a minute.
 QUICK = {"ARENA_LEASE_SECONDS": "4", "ARENA_SUPERVISOR_SECONDS": "1"}
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def environment(url, redis_url, queue, **extra):

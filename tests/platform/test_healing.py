@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,16 +17,12 @@ from arena.store import db, queries
 from arena.store.models import Match, Tournament
 from arena.store.queries import ensure_house_bot
 from arena.tournaments import create_tournament, pending_match_ids, play_and_record
+from tests.helpers import ARENA, ROOT, wait_until
 
-from . import test_celery
-from .conftest import ROOT, wait_until
-from .helpers import fast_games
-from .test_celery import counts
-from .test_store import ratings_table, replayed
+from .helpers import counts, fast_games, ratings_table, replayed
 
 pytestmark = pytest.mark.timeout(180)
 
-cluster = test_celery.cluster  # the fixture: this test's own database and queue
 match_t = Match.__table__
 GAME = "crazy_eights" if "crazy_eights" in fast_games(5) else fast_games(1)[0]
 
@@ -35,7 +30,7 @@ GAME = "crazy_eights" if "crazy_eights" in fast_games(5) else fast_games(1)[0]
 def arena(env, *args, timeout=120, check=True):
     """The arena command line in its own process."""
     full = dict(os.environ) | {"PYTHONPATH": str(ROOT)} | env
-    done = subprocess.run([str(Path(sys.executable).parent / "arena"), *args], env=full, cwd=ROOT,
+    done = subprocess.run([ARENA, *args], env=full, cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
     if check:
         assert done.returncode == 0, done.stderr
@@ -243,7 +238,7 @@ def test_postgres_stopped_mid_tournament_is_waited_out(private_pg, shared_redis,
     worker = workers(env, concurrency=1)
     err = (tmp_path / "waiter.err").open("w+")
     waiter = subprocess.Popen(
-        [str(Path(sys.executable).parent / "arena"), "tournament", "create", "--game", GAME,
+        [ARENA, "tournament", "create", "--game", GAME,
          "--bots", "paced-h,paced-i,paced-j", "--sizes", "2", "--seed", "9", "--run"],
         env=dict(os.environ) | {"PYTHONPATH": str(ROOT)} | env, cwd=ROOT, stdout=subprocess.PIPE, stderr=err,
         text=True,

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 yaml = pytest.importorskip("yaml", reason="PyYAML not installed (pip install -e '.[dev]')")
 kubernetes_validate = pytest.importorskip("kubernetes_validate",

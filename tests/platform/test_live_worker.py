@@ -21,13 +21,12 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from arena.store import db
 from arena.store.models import Match, MatchSeat
 from arena.tournaments import create_tournament, pending_match_ids
+from tests.helpers import ARENA, ROOT, wait_until
 
-from .conftest import ROOT, free_port, wait_until
-from .test_celery import counts, finished
-from .test_store import ratings_table, replayed
+from .helpers import counts, finished, ratings_table, replayed
+from .services import free_port
 
 pytestmark = pytest.mark.timeout(300)
-ARENA = str(ROOT / ".venv/bin/arena")
 BOTS = 50
 PLAYING = 6  # of them in the round robin: 15 pairs, both seat orders, three games
 

@@ -12,12 +12,10 @@ import pytest
 from arena import metrics
 from arena.referee import Clock, play_match
 from arena.tournaments import play_and_record
+from tests.helpers import wait_until
 
-from .conftest import wait_until
-from .helpers import ScriptedPlayer, fast_games
+from .helpers import ScriptedPlayer, cli, fast_games, make_tournament, small_tournament
 from .services import free_port
-from .test_celery import cli, make_tournament
-from .test_store import small_tournament
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(

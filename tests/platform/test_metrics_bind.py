@@ -5,18 +5,15 @@ when set."""
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import os
 import socket
-import subprocess
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, wait_until
+from tests.helpers import ROOT, arena_serve, wait_until
+
 from .services import free_port
 
 LOOPBACK = "127.0.0.1"
@@ -92,23 +89,3 @@ def test_gateway_metrics_listen_on_loopback_unless_configured(configured, outwar
     with arena_serve(env, tmp_path / "serve.log"):
         listening, closed = (outward, LOOPBACK) if configured else (LOOPBACK, outward)
         assert_listens_only_on(listening, closed, port, "arena_gateway_connected_bots")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, as an operator stops it; SIGKILL if it takes too long."""
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-@contextlib.contextmanager
-def arena_serve(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A real ``arena serve`` process with the environment ``env``, output to ``log``."""
-    process = subprocess.Popen([str(ROOT / ".venv/bin/arena"), "serve"], env=env, cwd=ROOT,
-                               stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    try:
-        yield process
-    finally:
-        stop(process)

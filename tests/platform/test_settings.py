@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.server.settings import ServerSettings
 from arena.settings import ArenaSettings, load, markdown
+from tests.helpers import ARENA
 
-ARENA = str(Path(sys.executable).with_name("arena"))
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
 

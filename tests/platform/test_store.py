@@ -12,33 +12,11 @@ from alembic.runtime.migration import MigrationContext
 from sqlmodel import SQLModel
 
 from arena.referee import HousePlayer, play_match
-from arena.store import db, queries, recompute, record_result, replay_ratings
-from arena.store.models import Match, Rating, RatingHistory, Result
+from arena.store import db, queries, recompute, record_result
+from arena.store.models import Match, RatingHistory, Result
 from arena.tournaments import create_tournament, pending_match_ids, play_and_record
 
-from .helpers import fast_games, table_sizes
-
-BOTS = ["random", "random-2", "random-3"]
-
-
-def ratings_table(url):
-    with db.transaction(url) as connection:
-        rows = connection.execute(sa.select(Rating.__table__).order_by("bot_id", "game")).all()
-    return {(r.bot_id, r.game): (r.elo, r.information, r.matches, r.wins, r.rank_sum) for r in rows}
-
-
-def replayed(url):
-    with db.transaction(url) as connection:
-        standings = replay_ratings(connection)
-    return {key: (s.elo, s.information, s.matches, s.wins, s.rank_sum) for key, s in standings.items()}
-
-
-def small_tournament(url, reps=1, rated=True):
-    game = fast_games(1)[0]
-    with db.transaction(url) as connection:
-        tid = create_tournament(connection, [game], BOTS, sizes=[2], repetitions=reps, seed=7, rated=rated)
-    with db.transaction(url) as connection:
-        return tid, pending_match_ids(connection, tid)
+from .helpers import fast_games, ratings_table, replayed, small_tournament, table_sizes
 
 
 def test_migrations_make_exactly_the_modelled_schema(db_url):

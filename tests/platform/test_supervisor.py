@@ -17,6 +17,7 @@ from arena.store.queries import tournament_status
 from arena.tournaments import create_tournament, pending_match_ids
 from arena.tournaments.leases import hand_back
 from arena.tournaments.play import claim_matches, play_and_record
+from tests.helpers import wait_until
 from workers.app import make_app
 from workers.send import Sender, mark_sent, send
 from workers.supervisor import Supervisor, queued_match_ids
@@ -143,8 +144,6 @@ def test_a_live_lease_keeps_a_second_delivery_away(supervised):
 
 
 def test_leases_are_renewed_while_held_and_lapse_once_let_go(supervised):
-    import time
-
     from arena.tournaments.leases import LeaseKeeper
 
     url, _ = supervised
@@ -152,14 +151,18 @@ def test_leases_are_renewed_while_held_and_lapse_once_let_go(supervised):
     with db.transaction(url) as connection:
         claim_matches(connection, ids, "keeper:1", 5, lease_seconds=0.6)
     renewing = healing_cpu("leases")
+
+    def lapsed(match_ids):
+        now = rows(url, match_ids)
+        return all(_aware(now[m].lease_until) < utcnow() for m in match_ids)
+
     with LeaseKeeper(ids[:2], "keeper:1", 0.6, url):
-        time.sleep(1.5)
-        assert healing_cpu("leases") > renewing  # the renewals' CPU is on /metrics
+        # Past the first lease: the matches never held have lapsed by now.
+        wait_until(lambda: lapsed(ids[2:]), 10, 0.05, "the leases not held to lapse")
+        wait_until(lambda: healing_cpu("leases") > renewing, 10, 0.05, "the renewals' CPU on /metrics")
         now = rows(url, ids)
         assert all(_aware(now[m].lease_until) > utcnow() for m in ids[:2])  # renewed
-        assert all(_aware(now[m].lease_until) < utcnow() for m in ids[2:])  # never held: lapsed
-    time.sleep(1.0)
-    assert all(_aware(row.lease_until) < utcnow() for row in rows(url, ids).values())
+    wait_until(lambda: lapsed(ids), 10, 0.05, "every lease to lapse once let go")
 
 
 def healing_cpu(part):
@@ -169,15 +172,11 @@ def healing_cpu(part):
 
 
 def test_the_supervisor_counts_the_cpu_of_its_sweeps(supervised, queue_name):
-    import time
-
     url, _ = supervised
     before = healing_cpu("supervisor")
     running = supervisor(queue_name, url, "counted").start()
     try:
-        deadline = time.monotonic() + 10
-        while healing_cpu("supervisor") == before and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: healing_cpu("supervisor") != before, 10, what="a sweep's CPU on /metrics")
     finally:
         running.stop()
     assert 0 < healing_cpu("supervisor") - before < 10

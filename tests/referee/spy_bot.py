@@ -20,15 +20,15 @@ import json
 import os
 import random
 import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import grpc
 import httpx
 from arena_bot.sdk import Bot, Connection, Turn, run
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
+
+from tests.helpers import ARENA
 
 _print = threading.Lock()
 
@@ -86,7 +86,7 @@ class Spy(Bot):
             for argv in (["match", "show", match.match_id], ["match", "show", "--json", match.match_id],
                          *(["match", "show", m.match_id] for m in same_game),
                          ["tournament", "status", "--json", match.tournament_id]):
-                done = subprocess.run([str(Path(sys.executable).with_name("arena")), *argv], capture_output=True,
+                done = subprocess.run([ARENA, *argv], capture_output=True,
                                       text=True, timeout=60)
                 texts.append(done.stdout + done.stderr)
                 if argv[:2] == ["match", "show"] and argv[-1] != match.match_id:

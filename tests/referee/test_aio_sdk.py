@@ -20,9 +20,9 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from arena import games
 from arena.referee import external
 from arena.server import serve
+from tests.helpers import ROOT
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME, ROOT, start_bot
+from .helpers import ADMIN, GAME, register, start_bot, wait_connected
 
 FLEET = 40
 
@@ -88,7 +88,7 @@ def rss_kib(pid: int) -> int:
     return int(status.split("VmRSS:")[1].split()[0])
 
 
-def test_an_asyncio_bot_plays_challenges_in_several_games(arena, server) -> None:  # noqa: F811
+def test_an_asyncio_bot_plays_challenges_in_several_games(arena, server) -> None:
     token = register(arena, "aio-bot")
     bot = start_bot("bots.aio_random_bot", server.address, token)
     played = sorted({GAME, "durak", "yaniv"} & set(games.names()))
@@ -108,7 +108,7 @@ def test_an_asyncio_bot_plays_challenges_in_several_games(arena, server) -> None
     assert "connected as aio-bot" in output
 
 
-def test_a_fleet_of_forty_bots_plays_in_one_process_on_shared_connections(arena, server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_fleet_of_forty_bots_plays_in_one_process_on_shared_connections(arena, server, tmp_path: Path) -> None:
     names = [f"fleet-{n:02d}" for n in range(FLEET)]
     tokens = {name: register(arena, name) for name in names}
     tokens_file = tmp_path / "tokens"
@@ -145,7 +145,7 @@ def test_a_fleet_of_forty_bots_plays_in_one_process_on_shared_connections(arena,
     print(f"fleet of {FLEET}: RSS {rss} KiB, {connections} connections")
 
 
-def test_a_revoked_bot_leaves_its_fleet_and_the_others_play_on(arena, server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_revoked_bot_leaves_its_fleet_and_the_others_play_on(arena, server, tmp_path: Path) -> None:
     tokens = {name: register(arena, name) for name in ("doomed", "steady-1", "steady-2")}
     tokens_file = tmp_path / "tokens"
     tokens_file.write_text("".join(f"{name} {token}\n" for name, token in tokens.items()))
@@ -201,7 +201,7 @@ CLUMSY = textwrap.dedent("""
 """)
 
 
-def test_an_act_that_raises_loses_one_turn_and_the_match_goes_on(arena, server) -> None:  # noqa: F811
+def test_an_act_that_raises_loses_one_turn_and_the_match_goes_on(arena, server) -> None:
     token = register(arena, "clumsy")
     env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": server.address, "PYTHONPATH": str(ROOT)}
     bot = subprocess.Popen([sys.executable, "-c", CLUMSY], env=env, cwd=ROOT,
@@ -222,7 +222,7 @@ def test_an_act_that_raises_loses_one_turn_and_the_match_goes_on(arena, server) 
     assert "AssertionError" not in output, "a blocking act runs in a thread"
 
 
-def test_a_fleet_comes_back_after_a_server_restart_on_as_few_connections(arena, server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_fleet_comes_back_after_a_server_restart_on_as_few_connections(arena, server, tmp_path: Path) -> None:
     names = [f"back-{n:02d}" for n in range(20)]
     tokens = {name: register(arena, name) for name in names}
     tokens_file = tmp_path / "tokens"

@@ -6,10 +6,7 @@ hashed tokens and revocation."""
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
@@ -17,48 +14,10 @@ import sqlalchemy as sa
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grpc
 
 from arena import games
-from arena.referee import external
 from arena.server.embedded import BackgroundServer
-from arena.server.settings import ServerSettings
 from arena.store import db
 
-from .test_gateway_embedded import GAME, start_bot
-
-ADMIN = (("authorization", "Bearer admin-secret"),)
-
-
-@pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_settings: ServerSettings) -> Iterator[BackgroundServer]:
-    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
-    monkeypatch.delenv("ARENA_REDIS_URL", raising=False)
-    monkeypatch.setenv("ARENA_GRACE_SECONDS", "1.5")
-    external.forget()  # bot ids start again at 1 in the fresh database
-    running = BackgroundServer(server_settings)
-    yield running
-    running.stop()
-    # Tournaments and challenges play on background threads that read the database from the
-    # environment: one left running would play on in the next test's fresh database.
-    for thread in threading.enumerate():
-        if thread.name.startswith(("tournament-", "challenge-")):
-            thread.join(60)
-    db.dispose_all()
-
-
-@pytest.fixture
-def arena(server: BackgroundServer) -> Iterator[arena_pb2_grpc.ArenaStub]:
-    with grpc.insecure_channel(server.address) as channel:
-        yield arena_pb2_grpc.ArenaStub(channel)
-
-
-def register(arena: arena_pb2_grpc.ArenaStub, name: str) -> str:
-    return arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name, owner="tests")).token
-
-
-def wait_connected(token: str) -> None:
-    with db.transaction() as connection:
-        bot_id = connection.execute(sa.text("select bot_id from bot_token where token_hash = :h"),
-                                    {"h": hashlib.sha256(token.encode()).hexdigest()}).scalar_one()
-    assert external.wait_connected([bot_id], 20), "bot never connected"
+from .helpers import ADMIN, GAME, register, start_bot, wait_connected
 
 
 def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_grpc.ArenaStub) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,9 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc, rules_pb2, rules_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from .test_arena_service import ADMIN, arena, register, server  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME
+from tests.helpers import ARENA
 
-ARENA = str(Path(sys.executable).with_name("arena"))
+from .helpers import ADMIN, GAME, register
 
 # Everything a caller might type where an id belongs, and is none.
 BAD_IDS = ["", "0", "-1", "-9223372036854775808", "abc", "1e3", "1.0", "0x10", "+1", " 1", "1 ", "1\n",
@@ -55,7 +53,7 @@ def id_calls(stub: arena_pb2_grpc.ArenaStub) -> list[tuple[str, Callable[[str], 
     ]
 
 
-def test_bad_ids_are_invalid_arguments_on_every_rpc_and_missing_ones_not_found(arena) -> None:  # noqa: F811
+def test_bad_ids_are_invalid_arguments_on_every_rpc_and_missing_ones_not_found(arena) -> None:
     """Before, an id past 64 bits reached SQLite and came back UNKNOWN ("OverflowError")."""
     register(arena, "first")  # the store exists from the first write on
     for name, call in id_calls(arena):
@@ -74,7 +72,7 @@ def test_bad_ids_are_invalid_arguments_on_every_rpc_and_missing_ones_not_found(a
             assert len(error.details()) < 200
 
 
-def test_no_rpc_answers_unknown_to_an_id_shaped_value_in_any_text_field(arena, server) -> None:  # noqa: F811
+def test_no_rpc_answers_unknown_to_an_id_shaped_value_in_any_text_field(arena, server) -> None:
     """Every unary and server-streaming call of the Arena and Rules services, every text field
     of its request set to each bad id in turn, as the admin (so that no call stops at the
     door): whatever the answer, it is never UNKNOWN (an exception the service did not expect)."""
@@ -160,7 +158,7 @@ def code_of(call: Callable[..., Any], metadata: Any) -> grpc.StatusCode:
 
 
 @pytest.mark.parametrize("presented", ["wrong", "revoked", "not bearer"])
-def test_a_wrong_or_revoked_token_is_unauthenticated_on_every_call(arena, server, presented: str) -> None:  # noqa: F811
+def test_a_wrong_or_revoked_token_is_unauthenticated_on_every_call(arena, server, presented: str) -> None:
     """Before, a read call, a Rules call or RegisterBot with a bad token was served as if
     anonymous: a revoked bot never learned it was cut off."""
     revoked = register(arena, "turncoat")
@@ -185,7 +183,7 @@ def test_a_wrong_or_revoked_token_is_unauthenticated_on_every_call(arena, server
         assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:  # noqa: F811
+def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:
     with grpc.insecure_channel(server.address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         for _ in range(server.settings.auth_failures_per_minute):
@@ -201,7 +199,7 @@ def test_failed_tokens_on_reads_count_against_the_peer(server) -> None:  # noqa:
 
 # ----- names ----------------------------------------------------------------------------------
 
-def test_names_are_whole_unique_whatever_their_case_and_the_house_namespace_is_reserved(arena) -> None:  # noqa: F811
+def test_names_are_whole_unique_whatever_their_case_and_the_house_namespace_is_reserved(arena) -> None:
     """Before, `heuristic\\n` and `rt-alice\\n` registered (the pattern's `$` matched before a
     final newline), as did `Heuristic`, `RANDOM` and `alice` beside `Alice`."""
     register(arena, "Alice")

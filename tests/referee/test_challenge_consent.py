@@ -21,10 +21,9 @@ from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 from arena.store.models import Match
+from tests.helpers import ROOT
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME, ROOT, start_bot
-from .test_trust import bearer
+from .helpers import ADMIN, GAME, bearer, register, start_bot, wait_connected
 
 match_t = Match.__table__
 OTHER_GAME = "durak"
@@ -49,7 +48,7 @@ def challenge_rows() -> int:
                                       .where(match_t.c.tournament_id.is_(None))).scalar_one())
 
 
-def status(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> str:  # noqa: F811
+def status(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> str:
     return str(arena.GetMatch(ref).summary.status)
 
 
@@ -81,7 +80,7 @@ class Staller:
 
 
 def test_a_bot_is_seated_only_while_connected_and_with_its_consent(
-        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:  # noqa: F811
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
     """Before the fix, every one of these challenges was accepted and seated its bot."""
     alice, carol = register(arena, "alice"), register(arena, "carol")
     picky, shy = register(arena, "picky"), register(arena, "shy")
@@ -122,7 +121,7 @@ def test_a_bot_is_seated_only_while_connected_and_with_its_consent(
     assert challenge_rows() == 2
 
 
-def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc.ArenaStub) -> None:  # noqa: F811
+def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc.ArenaStub) -> None:
     """Before the fix a bot could hold its opponents for 600 s a move and a 3,600 s bank."""
     alice = register(arena, "alice")
 
@@ -145,7 +144,7 @@ def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc
     assert [tuple(c) for c in clocks] == [(10.0, 60.0), (600.0, 3600.0)]
 
 
-def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: arena_pb2_grpc.ArenaStub) -> None:  # noqa: F811
+def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: arena_pb2_grpc.ArenaStub) -> None:
     """Before the fix 100 challenges from one bot were accepted in half a second."""
     alice = register(arena, "alice")
     request = arena_pb2.ChallengeRequest(game=GAME, players=["alice", "house:random"])
@@ -166,7 +165,7 @@ def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: a
 @pytest.mark.parametrize("server_settings", [ServerSettings(address="127.0.0.1:0", admin_token="admin-secret",
                                                             challenges_at_once=2)])
 def test_challenges_at_once_are_bounded_for_the_challenger_and_by_the_challenged(
-        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, tmp_path: Path) -> None:  # noqa: F811
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, tmp_path: Path) -> None:
     """Unfinished challenges: at most ARENA_CHALLENGES_AT_ONCE for the bot asking, at most
     its policy's max_at_once for a bot accepting."""
     alice, bob = register(arena, "alice"), register(arena, "bob")
@@ -197,7 +196,7 @@ def test_challenges_at_once_are_bounded_for_the_challenger_and_by_the_challenged
 
 
 def test_a_challenge_never_delays_the_seated_bots_rated_matches(
-        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, tmp_path: Path) -> None:  # noqa: F811
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, tmp_path: Path) -> None:
     """Bob plays one match at a time and accepts challenges; Alice challenges him and takes 8 s
     a move. Before the fix the challenge took Bob's only slot, and his rated matches waited
     for it to end (or forfeited when he left)."""
@@ -282,8 +281,8 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
         db.dispose_all()
 
 
-def test_a_policy_too_large_to_keep_ends_the_stream(arena: arena_pb2_grpc.ArenaStub,  # noqa: F811
-                                                     server: BackgroundServer) -> None:  # noqa: F811
+def test_a_policy_too_large_to_keep_ends_the_stream(arena: arena_pb2_grpc.ArenaStub,
+                                                     server: BackgroundServer) -> None:
     """The policy is read on every challenge that names the bot: it stays small."""
     from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 

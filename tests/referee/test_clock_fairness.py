@@ -26,9 +26,7 @@ from arena.referee.mailbox import LocalMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .conftest import ServerThread, by_token
-from .test_gateway_embedded import GAME, start_bot, wait_online
-from .test_gateway_faults import finish
+from .helpers import GAME, ServerThread, by_token, finish, start_bot, wait_online
 
 CLOCK = Clock(move=0.5, bank=0.2, strikes=3)
 STALL = 1.0  # seconds: more than a whole turn's time (move clock and bank)
@@ -136,7 +134,7 @@ def test_a_bot_that_sleeps_past_its_clock_is_still_timed_out(
         wait_online(mailbox, "1")
         result = play(mailbox)
     finally:
-        events = finish(bot)
+        events = finish(bot, lambda got: len(bot_turns(got)) >= 3, "three turns")
     codes = [d.code for d in result.decisions if d.seat == 0]
     assert codes[:3] == ["timeout"] * 3, codes
     assert set(codes[3:]) <= {"forfeited"}

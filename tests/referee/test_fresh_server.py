@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,10 @@ import grpc
 import pytest
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
+from tests.helpers import ARENA
 from tests.platform.services import free_port
 
 pytestmark = pytest.mark.timeout(120)
-ARENA = str(Path(sys.executable).with_name("arena"))
 GAME = "crazy_eights"
 
 

@@ -17,9 +17,7 @@ from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .conftest import ServerThread, by_token
-from .test_gateway_embedded import GAME, start_bot
-from .test_gateway_faults import finish
+from .helpers import GAME, ServerThread, by_token, ended, finish, start_bot, wait_online
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:
@@ -37,17 +35,6 @@ def two_gateways(shared_redis: str) -> Iterator[tuple[ServerThread, ServerThread
     yield servers[0], servers[1], prefix
     for server in servers:
         server.stop()
-
-
-def wait_online(box: RedisMailbox, bot_id: str) -> None:
-    async def poll() -> None:
-        for _ in range(400):
-            if await box.holder(bot_id):
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"bot {bot_id} never connected")
-
-    asyncio.run(poll())
 
 
 def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThread, ServerThread, str],
@@ -73,10 +60,10 @@ def test_bots_on_two_gateways_play_through_redis(two_gateways: tuple[ServerThrea
         result = asyncio.run(match())
     finally:
         finish(alice)
-        events = finish(bob)
+        events = finish(bob, ended, "the match's end")
     assert {d.code for d in result.decisions} - {"forced"} == {"ok"}  # type: ignore[attr-defined]
     assert {0, 1} <= {d.seat for d in result.decisions}  # type: ignore[attr-defined]
-    assert any(e["kind"] == "match_ended" for e in events)
+    assert ended(events)
 
 
 def test_a_newer_connection_on_another_gateway_replaces_the_older(

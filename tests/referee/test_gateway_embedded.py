@@ -4,51 +4,15 @@ processes, real sockets on loopback, the real match runner."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 from arena_bot.v1 import gateway_pb2_grpc
 
-from arena import games
 from arena.referee import Clock, HousePlayer, run_match
-from arena.referee.gateway import BotIdentity, Gateway
+from arena.referee.gateway import Gateway
 from arena.referee.mailbox import LocalMailbox
-from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 
-from .conftest import ServerThread
-
-ROOT = Path(__file__).resolve().parents[2]
-TOKENS = {"tok-alice": BotIdentity("1", "alice"), "tok-bob": BotIdentity("2", "bob")}
-GAME = "crazy_eights" if "crazy_eights" in games.names() else games.names()[0]
-
-
-async def by_token(token: str) -> BotIdentity | None:
-    return TOKENS.get(token)
-
-
-def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", module, *args], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-def wait_online(mailbox: LocalMailbox, bot_id: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if asyncio.run(mailbox.holder(bot_id)) is not None:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"bot {bot_id} never connected")
-
-
-def remote(mailbox: LocalMailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0) -> RemotePlayer:
-    info = MatchInfo(match_id=match_id, game=GAME, options={}, seat=seat, num_players=2,
-                     players=["alice", "house"], move_deadline_ms=2000, time_bank_ms=5000)
-    return RemotePlayer(mailbox, bot_id, info, grace=grace)
+from .helpers import GAME, ServerThread, by_token, remote, start_bot, wait_online
 
 
 def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbox]) -> None:

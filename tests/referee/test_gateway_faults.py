@@ -1,9 +1,9 @@
-"""One test per way a bot can misbehave, each over a real gateway with a real bot process:
-the defined outcome happens, the match still completes, nothing else is disturbed."""
+"""One test per way a bot can misbehave, each over a real gateway with a real bot process, on
+the in-process mailbox and on the Redis one: the defined outcome happens, the match still
+completes, nothing else is disturbed."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import threading
@@ -16,33 +16,40 @@ from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.referee import Clock, HousePlayer, run_match
-from arena.referee.mailbox import LocalMailbox
+from arena.referee.mailbox import Mailbox
+from tests.helpers import wait_until
 
-from .conftest import ServerThread
-from .test_gateway_embedded import GAME, remote, start_bot, wait_online
+from .helpers import (
+    GAME,
+    ServerThread,
+    ended,
+    finish,
+    live_matches,
+    move_results,
+    remote,
+    run_with,
+    start_bot,
+    wait_online,
+)
+
+# The whole suite runs on each mailbox: in-process, and Redis (as between machines).
+pytestmark = pytest.mark.parametrize("gateway", ["local", "redis"], indirect=True)
 
 FAST = Clock(move=0.3, bank=0.3, strikes=3)
 
 
-def play(mailbox: LocalMailbox, clock: Clock = FAST, match_id: str = "m", grace: float = 1.0,
+def play(mailbox: Mailbox, clock: Clock = FAST, match_id: str = "m", grace: float = 1.0,
          bot_id: str = "1") -> Any:
-    players = [remote(mailbox, bot_id, match_id, 0, grace=grace), HousePlayer(GAME, "random", 1, 3)]
-    return asyncio.run(run_match(GAME, players, 3, clock=clock, match_id=match_id))
+    return run_with(mailbox, lambda box: run_match(
+        GAME, [remote(box, bot_id, match_id, 0, grace=grace), HousePlayer(GAME, "random", 1, 3)], 3,
+        clock=clock, match_id=match_id))
 
 
-def rogue(server: ServerThread, mailbox: LocalMailbox, mode: str, token: str = "tok-alice",
+def rogue(server: ServerThread, mailbox: Mailbox, mode: str, token: str = "tok-alice",
           bot_id: str = "1") -> subprocess.Popen[bytes]:
     bot = start_bot("tests.referee.rogue_bot", server.address, token, mode)
     wait_online(mailbox, bot_id)
     return bot
-
-
-def finish(bot: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
-    """Stop a bot and read what it received (after a moment for the last messages in flight)."""
-    time.sleep(0.3)
-    bot.terminate()
-    out = bot.communicate(timeout=10)[0].decode()
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
 def seat0_codes(result: Any) -> list[str]:
@@ -56,76 +63,75 @@ def assert_forfeited_after_three(result: Any, code: str) -> None:
     assert result.forfeited[0] and result.ranks[0] == 2 and result.ranks[1] == 1
 
 
-def test_a_bot_past_its_deadline_times_out_and_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_bot_past_its_deadline_times_out_and_forfeits(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, "slow")
     result = play(mailbox)
-    events = finish(bot)
+    events = finish(bot, lambda got: len(move_results(got)) >= 3, "three move results")
     assert_forfeited_after_three(result, "timeout")
-    assert [e["code"] for e in events if e["kind"] == "move_result"][:3] == ["TIMEOUT"] * 3
+    assert move_results(events)[:3] == ["TIMEOUT"] * 3
 
 
-def test_a_late_reply_is_discarded_never_applied_later(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_late_reply_is_discarded_never_applied_later(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, "late")
     result = play(mailbox)
-    time.sleep(1.0)  # let the late answers arrive
-    events = finish(bot)
+    events = finish(bot, lambda got: "LATE" in move_results(got), "a late answer's result")
     assert "ok" not in seat0_codes(result)
-    assert "LATE" in [e["code"] for e in events if e["kind"] == "move_result"]
+    assert "LATE" in move_results(events)
 
 
 @pytest.mark.parametrize(("mode", "code"), [("illegal", "illegal"), ("malformed", "malformed")])
-def test_bad_moves_strike_three_times_then_forfeit(gateway: tuple[ServerThread, LocalMailbox],
+def test_bad_moves_strike_three_times_then_forfeit(gateway: tuple[ServerThread, Mailbox],
                                                    mode: str, code: str) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, mode)
     result = play(mailbox, Clock(move=2, bank=2, strikes=3))
-    events = finish(bot)
+    events = finish(bot, ended, "the match's end")
     assert_forfeited_after_three(result, code)
-    assert [e["code"] for e in events if e["kind"] == "move_result"][:3] == [code.upper()] * 3
+    assert move_results(events)[:3] == [code.upper()] * 3
     # MatchEnded says so, and names the game and seat (a bot back after a forfeit never saw
     # the match start on its new stream).
-    ended = [e for e in events if e["kind"] == "match_ended"]
-    assert ended and ended[-1]["forfeited"] is True
-    assert ended[-1]["game"] == GAME and ended[-1]["seat"] == 0 and ended[-1]["players"] == ["alice", "house"]
+    endings = [e for e in events if e["kind"] == "match_ended"]
+    assert endings and endings[-1]["forfeited"] is True
+    assert endings[-1]["game"] == GAME and endings[-1]["seat"] == 0 and endings[-1]["players"] == ["alice", "house"]
 
 
-def test_an_oversized_message_closes_the_stream_and_the_bot_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_an_oversized_message_closes_the_stream_and_the_bot_forfeits(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, "oversized")
     result = play(mailbox, Clock(move=5, bank=5), grace=0.5)
-    events = finish(bot)
+    events = finish(bot, lambda got: any(e["kind"] == "closed" for e in got), "the stream's end")
     assert {"kind": "closed", "code": "RESOURCE_EXHAUSTED"} in events
     assert seat0_codes(result)[0] == "disconnected" and result.forfeited[0]
 
 
 @pytest.mark.parametrize("mode", ["wrong_match", "wrong_turn", "replay"])
 def test_moves_for_the_wrong_match_or_turn_or_replayed_are_rejected(
-        gateway: tuple[ServerThread, LocalMailbox], mode: str) -> None:
+        gateway: tuple[ServerThread, Mailbox], mode: str) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, mode)
     result = play(mailbox, Clock(move=2, bank=2))
-    events = finish(bot)
+    events = finish(bot, ended, "the match's end")
     assert set(seat0_codes(result)) - {"forced"} == {"ok"}, "the right moves still count"
-    assert "REJECTED" in [e["code"] for e in events if e["kind"] == "move_result"]
+    assert "REJECTED" in move_results(events)
 
 
-def test_a_move_replayed_after_its_result_is_rejected_not_late(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_move_replayed_after_its_result_is_rejected_not_late(gateway: tuple[ServerThread, Mailbox]) -> None:
     """docs/protocol.md: an answer to a turn already answered is REJECTED as a replay, also once
     its result is in (LATE is for turns the referee decided without the bot)."""
     server, mailbox = gateway
     bot = rogue(server, mailbox, "replay_after")
     result = play(mailbox, Clock(move=2, bank=2))
-    events = [e for e in finish(bot) if e["kind"] == "move_result"]
+    codes = move_results(finish(bot, ended, "the match's end"))
     assert set(seat0_codes(result)) - {"forced"} == {"ok"}
-    ok = sum(1 for e in events if e["code"] == "OK")
+    ok = codes.count("OK")
     assert ok > 1
-    assert sum(1 for e in events if e["code"] == "REJECTED") >= ok - 1
-    assert "LATE" not in {e["code"] for e in events}
+    assert codes.count("REJECTED") >= ok - 1
+    assert "LATE" not in codes
 
 
-def test_a_replaced_stream_is_told_and_ends_with_aborted(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_replaced_stream_is_told_and_ends_with_aborted(gateway: tuple[ServerThread, Mailbox]) -> None:
     """gateway.proto: a final GatewayError ends the stream with a gRPC status too."""
     server, mailbox = gateway
     first = rogue(server, mailbox, "good")
@@ -140,7 +146,7 @@ def test_a_replaced_stream_is_told_and_ends_with_aborted(gateway: tuple[ServerTh
     assert events[-1]["code"] == "ABORTED"
 
 
-def test_moves_by_index_are_accepted(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_moves_by_index_are_accepted(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, "index")
     result = play(mailbox, Clock(move=2, bank=2))
@@ -149,23 +155,23 @@ def test_moves_by_index_are_accepted(gateway: tuple[ServerThread, LocalMailbox])
     assert all(d.action for d in result.decisions)
 
 
-def test_another_bots_token_cannot_act_for_a_seat(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_another_bots_token_cannot_act_for_a_seat(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     alice = rogue(server, mailbox, "slow")
     holder: dict[str, Any] = {}
     runner = threading.Thread(target=lambda: holder.setdefault("r", play(mailbox, match_id="target")))
     runner.start()
-    time.sleep(0.2)
+    wait_until(lambda: run_with(mailbox, lambda box: box.pending_turns("1")), 20, 0.02, "alice's first turn of the match")
     bob = rogue(server, mailbox, "hijack:target", token="tok-bob", bot_id="2")
     runner.join(60)
-    events = finish(bob)
+    events = finish(bob, move_results, "a result of bob's moves")
     finish(alice)
     assert "ok" not in seat0_codes(holder["r"]), "bob's moves were applied to alice's seat"
-    assert {e["code"] for e in events if e["kind"] == "move_result"} == {"REJECTED"}
+    assert set(move_results(events)) == {"REJECTED"}
 
 
 @pytest.mark.parametrize("token", [None, "", "tok-unknown"])
-def test_missing_or_wrong_tokens_are_unauthenticated(gateway: tuple[ServerThread, LocalMailbox],
+def test_missing_or_wrong_tokens_are_unauthenticated(gateway: tuple[ServerThread, Mailbox],
                                                       token: str | None) -> None:
     server, _ = gateway
     with grpc.insecure_channel(server.address) as channel:
@@ -177,7 +183,7 @@ def test_missing_or_wrong_tokens_are_unauthenticated(gateway: tuple[ServerThread
         assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
-def test_a_bot_killed_mid_match_forfeits_after_the_grace_period(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_bot_killed_mid_match_forfeits_after_the_grace_period(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     bot = rogue(server, mailbox, "die_after_3")
     result = play(mailbox, Clock(move=5, bank=5), grace=0.5)
@@ -187,7 +193,7 @@ def test_a_bot_killed_mid_match_forfeits_after_the_grace_period(gateway: tuple[S
     assert result.forfeited[0] and result.ranks[0] == 2
 
 
-def test_a_bot_that_reconnects_within_grace_gets_its_turn_again(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_bot_that_reconnects_within_grace_gets_its_turn_again(gateway: tuple[ServerThread, Mailbox]) -> None:
     server, mailbox = gateway
     first = rogue(server, mailbox, "die_after_3")
     holder: dict[str, Any] = {}
@@ -203,21 +209,20 @@ def test_a_bot_that_reconnects_within_grace_gets_its_turn_again(gateway: tuple[S
     assert not holder["r"].forfeited[0]
 
 
-def test_a_bot_that_never_shows_up_forfeits(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_bot_that_never_shows_up_forfeits(gateway: tuple[ServerThread, Mailbox]) -> None:
     _, mailbox = gateway
     result = play(mailbox, Clock(move=5, bank=5), grace=0.3, bot_id="absent")
     assert seat0_codes(result)[0] == "disconnected"
     assert result.forfeited[0] and result.ranks == [2, 1]
 
 
-def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tuple[ServerThread, Mailbox]) -> None:
     """Twelve processes connect with one token at once: each newer stream replaces the
     older, exactly one stays, and it plays normally."""
     server, mailbox = gateway
     bots = [start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "good") for _ in range(12)]
-    deadline = time.monotonic() + 90
-    while sum(b.poll() is not None for b in bots) < len(bots) - 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: sum(b.poll() is not None for b in bots) >= len(bots) - 1, 90,
+               what="every stream but one to be replaced")
     gone = [b for b in bots if b.poll() is not None]
     assert len(gone) == len(bots) - 1, "every stream but the newest is closed"
     for bot in gone:
@@ -232,7 +237,7 @@ def test_a_flood_of_streams_leaves_one_live_and_the_server_healthy(gateway: tupl
 
 
 @pytest.mark.parametrize("granted", [1, 2])
-def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[ServerThread, LocalMailbox],
+def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[ServerThread, Mailbox],
                                                                 granted: int) -> None:
     server, mailbox = gateway
     bot = start_bot("arena_bot.examples.random_bot", server.address, "tok-alice", "--max-matches", str(granted))
@@ -244,15 +249,16 @@ def test_a_bot_plays_no_more_matches_at_once_than_it_asked_for(gateway: tuple[Se
                for m in ("a", "b")]
     for runner in runners:
         runner.start()
+    # Sampling how many matches the bot is in while they play is the measurement itself.
     while any(r.is_alive() for r in runners):
-        most = max(most, len(mailbox._live["1"]))
+        most = max(most, live_matches(mailbox, "1"))
         time.sleep(0.001)
     finish(bot)
     assert most == granted
     assert all(set(seat0_codes(r)) - {"forced"} == {"ok"} for r in results.values())
 
 
-def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple[ServerThread, LocalMailbox]) -> None:
+def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple[ServerThread, Mailbox]) -> None:
     """A bot that plays one match at a time: the second match waits for the first to end
     before its clock starts, so a wait far longer than the clock costs no strike."""
     server, mailbox = gateway

@@ -45,8 +45,7 @@ from arena.referee.mailbox import LocalMailbox
 from arena.referee.match import MatchResult
 from arena.referee.remote import MatchInfo, RemotePlayer
 
-from .conftest import ServerThread
-from .test_gateway_embedded import wait_online
+from .helpers import ServerThread, wait_online
 
 # Matches per game (both seats are scanned in each). Long seeds, so that (c) can look for
 # them in the messages: the seed determines every deal.

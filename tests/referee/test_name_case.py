@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,22 +16,21 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
 from arena.store.models import Bot, Match
+from tests.helpers import ARENA
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401 - fixtures
-from .test_gateway_embedded import GAME, start_bot
+from .helpers import ADMIN, GAME, register, start_bot, wait_connected
 
 pytestmark = pytest.mark.timeout(180)
-ARENA = str(Path(sys.executable).with_name("arena"))
 
 
-def played(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> arena_pb2.MatchDetail:  # noqa: F811
+def played(arena: arena_pb2_grpc.ArenaStub, ref: arena_pb2.MatchRef) -> arena_pb2.MatchDetail:
     deadline = time.monotonic() + 60
     while (detail := arena.GetMatch(ref)).summary.status in ("scheduled", "running") and time.monotonic() < deadline:
         time.sleep(0.2)
     return detail
 
 
-def test_a_challenge_seats_bots_named_in_any_case(arena: arena_pb2_grpc.ArenaStub, server) -> None:  # noqa: F811
+def test_a_challenge_seats_bots_named_in_any_case(arena: arena_pb2_grpc.ArenaStub, server) -> None:
     token = register(arena, "Alice")
     bot = start_bot("arena_bot.examples.random_bot", server.address, token)
     try:
@@ -53,7 +51,7 @@ def test_a_challenge_seats_bots_named_in_any_case(arena: arena_pb2_grpc.ArenaStu
     assert refused.value.details().startswith("no house bot 'nobody'"), refused.value.details()
 
 
-def test_a_tournament_names_bots_in_any_case_and_one_bot_once(arena: arena_pb2_grpc.ArenaStub) -> None:  # noqa: F811
+def test_a_tournament_names_bots_in_any_case_and_one_bot_once(arena: arena_pb2_grpc.ArenaStub) -> None:
     register(arena, "Alice")
 
     def create(*bots: str) -> arena_pb2.TournamentRef:
@@ -92,7 +90,7 @@ def test_the_command_line_creates_a_tournament_of_bots_in_any_case(tmp_path: Pat
     assert sorted(bots.values()) == ["heuristic", "random"] and seated == {"heuristic", "random"}
 
 
-def test_revoking_names_the_bot_in_any_case(arena: arena_pb2_grpc.ArenaStub) -> None:  # noqa: F811
+def test_revoking_names_the_bot_in_any_case(arena: arena_pb2_grpc.ArenaStub) -> None:
     token = register(arena, "Alice")
     assert arena.RevokeBot(arena_pb2.RevokeBotRequest(name="ALICE"), metadata=ADMIN).revoked
     with pytest.raises(grpc.RpcError) as refused:

@@ -32,7 +32,7 @@ from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 
-from .test_gateway_embedded import start_bot
+from .helpers import start_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sdk" / "node"

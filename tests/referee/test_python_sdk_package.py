@@ -25,8 +25,7 @@ from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
 
-from .test_arena_service import register, wait_connected
-from .test_gateway_embedded import GAME
+from .helpers import GAME, register, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK = ROOT / "sdk" / "python"

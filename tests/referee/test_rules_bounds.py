@@ -32,7 +32,7 @@ from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 
 from . import rules_stall
-from .test_gateway_embedded import GAME, by_token, remote, start_bot, wait_online
+from .helpers import GAME, by_token, remote, start_bot, wait_online
 
 
 def server(**bounds: Any) -> BackgroundServer:

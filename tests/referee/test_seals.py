@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -20,9 +19,9 @@ from arena.server.arena_service import start_in_background
 from arena.store import db
 from arena.store.models import Match, Tournament
 from arena.web.app import create_app
+from tests.helpers import ROOT, wait_until
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME, ROOT
+from .helpers import ADMIN, GAME, register, wait_connected
 
 match_t = Match.__table__
 tournament_t = Tournament.__table__
@@ -34,20 +33,13 @@ def matches_of(tournament_id: int) -> list[sa.Row]:
                                   .where(match_t.c.tournament_id == tournament_id).order_by(match_t.c.id)).all()
 
 
-def wait_for(check, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 def round_robin(name: str, seed: int) -> arena_pb2.CreateTournamentRequest:
     return arena_pb2.CreateTournamentRequest(
         name=name, games=[arena_pb2.TournamentGame(game=GAME, table_sizes=[2])],
         bots=["house:random", "house:heuristic"], repetitions=2, seed=seed)
 
 
-def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, capsys) -> None:  # noqa: F811
+def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, capsys) -> None:
     """The derivation depends on the stored key: two tournaments with one master seed deal
     different cards; `--same-deals-as` (key and seed copied) deals the same ones. The key is
     served by no read path."""
@@ -84,7 +76,7 @@ def test_same_master_seed_deals_differently_unless_the_key_is_copied(arena, caps
         assert all(row.deal_key not in text and row.deal_key.upper() not in text for text in texts)
 
 
-def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp_path: Path, capsys) -> None:  # noqa: F811
+def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp_path: Path, capsys) -> None:
     """T2 reruns T1's deals; the admin cancels T2 while its match plays: T1's replay of that
     deal stays sealed on gRPC GetMatch, the web page, the JSON API and the command line until
     the match is over. Before the fix, a cancelled tournament's matches were not looked at."""
@@ -109,7 +101,8 @@ def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp
             t2 = connection.execute(sa.select(sa.func.max(tournament_t.c.id))).scalar_one()
         assert {m.seed for m in matches_of(t2)} == {replay.seed}
         start_in_background(t2)
-        wait_for(lambda: any(m.status == "running" for m in matches_of(t2)))
+        wait_until(lambda: any(m.status == "running" for m in matches_of(t2)), 120,
+                   what="a match of the second rotation to run")
         arena.CancelTournament(arena_pb2.TournamentRef(tournament_id=str(t2)), metadata=ADMIN)
         with db.read() as connection:
             assert connection.execute(sa.select(tournament_t.c.status).where(tournament_t.c.id == t2)).scalar_one() \
@@ -129,8 +122,8 @@ def test_cancelling_a_rerun_does_not_unseal_the_deal_it_plays(arena, server, tmp
         assert "sealed until its deal is over" in capsys.readouterr().out
     finally:
         hold.unlink(missing_ok=True)  # the held match plays on to its end
-        wait_for(lambda: not any(m.status in ("scheduled", "running") for m in matches_of(t2)) if "t2" in locals()
-                 else True)
+        wait_until(lambda: not any(m.status in ("scheduled", "running") for m in matches_of(t2)) if "t2" in locals()
+                   else True, 120, what="the second rotation to end")
         bot.terminate()
         bot.wait(timeout=30)
     assert not arena.GetMatch(arena_pb2.MatchRef(match_id=str(replay.id))).sealed  # the deal is over everywhere

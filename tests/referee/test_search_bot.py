@@ -20,8 +20,7 @@ from arena.referee.mailbox import LocalMailbox
 from arena.referee.players import Turn
 from arena.referee.remote import MatchInfo, RemotePlayer
 
-from .conftest import ServerThread
-from .test_gateway_embedded import start_bot, wait_online
+from .helpers import ServerThread, start_bot, wait_online
 
 GAME = "durak"
 SEEDS = range(101, 111)

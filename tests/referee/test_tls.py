@@ -21,9 +21,8 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena import games
-from tests.platform.conftest import wait_until
+from tests.helpers import ARENA, arena_serve, stop, wait_until
 from tests.platform.services import free_port
-from tests.platform.test_metrics_bind import arena_serve, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "tls0admin0token0for0the0arena0tests0ok"
@@ -168,7 +167,7 @@ def challenge(server: TlsServer, env: dict[str, str], *args: str) -> subprocess.
     """``arena challenge`` of two house bots, by the admin, against the TLS server."""
     full = {k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_TLS_CA", "ARENA_BOT_TOKEN")}
     game = games.names()[0] if "crazy_eights" not in games.names() else "crazy_eights"
-    argv = [str(ROOT / ".venv/bin/arena"), "challenge", game, "house:random", "house:heuristic", "--seed", "9",
+    argv = [ARENA, "challenge", game, "house:random", "house:heuristic", "--seed", "9",
             "--address", f"localhost:{server.port}", "--token", ADMIN_TOKEN, "--json", *args]
     return subprocess.run(argv, env=full | env, cwd=ROOT, capture_output=True, text=True, timeout=120)
 

@@ -22,15 +22,11 @@ from arena.store import db
 from arena.store.models import Match, Tournament
 from arena.web import background
 from arena.web.app import create_app
+from tests.helpers import ARENA, ROOT
 
-from .test_arena_service import ADMIN, arena, register, server, wait_connected  # noqa: F401  (fixtures)
-from .test_gateway_embedded import GAME, ROOT
+from .helpers import ADMIN, GAME, bearer, register, wait_connected
 
 match_t = Match.__table__
-
-
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
 
 
 def code_of(call, *args, **kwargs) -> grpc.StatusCode:  # type: ignore[no-untyped-def]
@@ -41,7 +37,7 @@ def code_of(call, *args, **kwargs) -> grpc.StatusCode:  # type: ignore[no-untype
     return caught.value.code()
 
 
-def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, server, tmp_path: Path) -> None:  # noqa: F811
+def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, server, tmp_path: Path) -> None:
     """Every game, two rotations of one deal (duplicate format) played one after the other:
     while the spy plays the second, the first is over. Before the fix, GetMatch and `arena
     match show` handed out the seed, and the finished rotation's transcript replayed the deal;
@@ -94,7 +90,7 @@ def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, serve
     assert not detail.sealed and detail.seed == seeds[int(probes[0]["match"])] and detail.decisions
 
 
-def test_unseeded_tournaments_and_challenges_draw_unpredictable_seeds(arena) -> None:  # noqa: F811
+def test_unseeded_tournaments_and_challenges_draw_unpredictable_seeds(arena) -> None:
     request = arena_pb2.CreateTournamentRequest(games=[arena_pb2.TournamentGame(game=GAME, table_sizes=[2])],
                                                 bots=["house:random", "house:heuristic"])
     first, second = (arena.CreateTournament(request, metadata=ADMIN) for _ in range(2))
@@ -111,7 +107,7 @@ def test_unseeded_tournaments_and_challenges_draw_unpredictable_seeds(arena) -> 
     assert not by_tournament[int(first.tournament_id)] & by_tournament[int(second.tournament_id)]
 
 
-def test_challenges_need_a_seated_bot_and_only_the_admin_picks_a_deal(arena, server) -> None:  # noqa: F811
+def test_challenges_need_a_seated_bot_and_only_the_admin_picks_a_deal(arena, server) -> None:
     mine = register(arena, "challenger")
     register(arena, "bystander")
     anonymous = arena_pb2.ChallengeRequest(game=GAME, players=["challenger", "house:random"])
@@ -130,7 +126,7 @@ def test_challenges_need_a_seated_bot_and_only_the_admin_picks_a_deal(arena, ser
         assert connection.execute(sa.select(match_t.c.seed).where(match_t.c.id == int(ref.match_id))).scalar_one() == 42
 
 
-def test_house_names_are_reserved_and_spelled_one_way(arena) -> None:  # noqa: F811
+def test_house_names_are_reserved_and_spelled_one_way(arena) -> None:
     for name in ("heuristic-2", "random", "random-9", "house-bot", "House", "a:b"):
         assert code_of(arena.RegisterBot, arena_pb2.RegisterBotRequest(name=name)) == grpc.StatusCode.INVALID_ARGUMENT, name
     register(arena, "random_walker")  # not a house name: allowed
@@ -156,7 +152,7 @@ def test_house_names_are_reserved_and_spelled_one_way(arena) -> None:  # noqa: F
     ({"bots": ["house:random"]}, "2-"),
     ({"name": "x" * 201}, "name"),
 ])
-def test_tournament_requests_out_of_range_are_refused_before_anything_is_built(arena, change, message) -> None:  # noqa: F811
+def test_tournament_requests_out_of_range_are_refused_before_anything_is_built(arena, change, message) -> None:
     fields = {"games": [arena_pb2.TournamentGame(game=GAME)], "bots": ["house:random", "house:heuristic"]} | change
     started = time.monotonic()
     with pytest.raises(grpc.RpcError) as caught:
@@ -168,7 +164,7 @@ def test_tournament_requests_out_of_range_are_refused_before_anything_is_built(a
         assert connection.execute(sa.select(sa.func.count()).select_from(Tournament.__table__)).scalar_one() == 0
 
 
-def test_the_match_cap_holds(arena, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_the_match_cap_holds(arena, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_MAX_TOURNAMENT_MATCHES", "50")
     request = arena_pb2.CreateTournamentRequest(games=[arena_pb2.TournamentGame(game=GAME, table_sizes=[2])],
                                                 bots=["house:random", "house:heuristic"], repetitions=26)
@@ -177,7 +173,7 @@ def test_the_match_cap_holds(arena, monkeypatch: pytest.MonkeyPatch) -> None:  #
     arena.CancelTournament(arena.CreateTournament(request, metadata=ADMIN), metadata=ADMIN)
 
 
-def test_a_deeply_nested_state_is_an_invalid_argument(server) -> None:  # noqa: F811
+def test_a_deeply_nested_state_is_an_invalid_argument(server) -> None:
     nested = "[" * 100_000 + "]" * 100_000
     with grpc.insecure_channel(server.address) as channel:
         rules = rules_pb2_grpc.RulesStub(channel)
@@ -190,7 +186,7 @@ def test_a_deeply_nested_state_is_an_invalid_argument(server) -> None:  # noqa: 
         assert code_of(arena.CreateTournament, request, metadata=ADMIN) == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_list_matches_keeps_to_its_tournament(arena) -> None:  # noqa: F811
+def test_list_matches_keeps_to_its_tournament(arena) -> None:
     refs = [arena.CreateTournament(arena_pb2.CreateTournamentRequest(
         games=[arena_pb2.TournamentGame(game=GAME, table_sizes=[2])], bots=["house:random", "house:heuristic"]),
         metadata=ADMIN).tournament_id for _ in range(2)]
@@ -205,7 +201,7 @@ def test_list_matches_keeps_to_its_tournament(arena) -> None:  # noqa: F811
     assert code_of(arena.ListMatches, arena_pb2.ListMatchesRequest(tournament_id="t-1")) == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_repeated_bad_tokens_from_one_peer_are_slowed_down(server, monkeypatch) -> None:  # noqa: F811
+def test_repeated_bad_tokens_from_one_peer_are_slowed_down(server, monkeypatch) -> None:
     with grpc.insecure_channel(server.address) as channel:
         arena = arena_pb2_grpc.ArenaStub(channel)
         limit = server.settings.auth_failures_per_minute
@@ -220,7 +216,7 @@ def test_repeated_bad_tokens_from_one_peer_are_slowed_down(server, monkeypatch) 
 
 
 def test_revoking_from_the_command_line_cuts_the_bot_off_and_forfeits_its_match(
-        arena, server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+        arena, server, monkeypatch: pytest.MonkeyPatch) -> None:
     """`arena bot revoke` only writes the store; every gateway notices within a second, ends the
     bot's stream (revoked, then UNAUTHENTICATED) and the match in play forfeits at once, long
     before the grace period a disconnected bot would get."""
@@ -239,7 +235,7 @@ def test_revoking_from_the_command_line_cuts_the_bot_off_and_forfeits_its_match(
             time.sleep(0.05)
         assert _matches(ref.tournament_id, "running"), "a match with the bot is being played"
         revoked_at = time.monotonic()
-        done = subprocess.run([str(Path(sys.executable).with_name("arena")), "bot", "revoke", "turncoat"],
+        done = subprocess.run([ARENA, "bot", "revoke", "turncoat"],
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         output = bot.communicate(timeout=30)[0]
@@ -298,7 +294,7 @@ def test_registration_is_admin_only_when_closed_and_by_default_off_loopback(tmp_
         db.dispose_all()
 
 
-def test_huge_names_get_a_clear_error_not_a_dropped_stream(arena) -> None:  # noqa: F811
+def test_huge_names_get_a_clear_error_not_a_dropped_stream(arena) -> None:
     huge = "x" * 100_000
     for call, request in [
         (arena.CreateTournament, arena_pb2.CreateTournamentRequest(

@@ -23,7 +23,7 @@ from arena.tournaments.play import claim_matches, play_and_record
 from arena.web.app import create_app
 from tests.platform.helpers import ScriptedPlayer
 
-GAMES = ["durak", "trekking_the_world", "crazy_eights"]
+from .helpers import GAMES
 
 
 @dataclass
@@ -41,17 +41,6 @@ class Store:
             for column, value in where.items():
                 query = query.where(match_t.c[column] == value)
             return list(c.execute(query).scalars())
-
-
-def frames(data: dict) -> list[dict]:
-    """The replay API's frames expanded from their differences, as the viewer does."""
-    out, current = [], {}
-    for diff in data["frames"]:
-        current = {**current, **diff[0]}
-        for key in diff[1] if len(diff) > 1 else []:
-            del current[key]
-        out.append(current)
-    return out
 
 
 def _play_with_a_flaky_bot(url: str) -> int:

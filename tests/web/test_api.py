@@ -14,7 +14,7 @@ from arena.store import db
 from arena.web import caches
 from arena.web import queries as web_queries
 
-from .conftest import GAMES, frames
+from .helpers import GAMES, frames
 
 
 def test_games_and_openapi(client):

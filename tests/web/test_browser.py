@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from arena.store import db
 from arena.store.queries import match_t
 
-from .conftest import GAMES, frames
+from .helpers import GAMES, frames
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[dev]')")
 from selenium import webdriver  # noqa: E402

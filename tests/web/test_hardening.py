@@ -8,14 +8,13 @@ import os
 import re
 import socket
 import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
 
 from arena.web import api, background, pages
 from arena.web.app import create_app
+from tests.helpers import ARENA
 
 BAD_IDS = [str(2**64), "-1", "0", "99999999999999999999", str(2**63), "abc", "1e3", "%20"]
 
@@ -109,7 +108,7 @@ def test_a_reader_past_the_rate_waits_as_told_and_static_files_are_free(limited,
 @pytest.mark.parametrize("variable", ["ARENA_WEB_READ_RATE", "ARENA_READ_RATE"])
 def test_a_rate_that_is_no_rate_is_one_line_naming_the_variable(variable):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {variable: "lots"}
-    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "web"], env=env, capture_output=True,
+    done = subprocess.run([ARENA, "web"], env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert variable in done.stderr and "20/second;600/minute" in done.stderr and len(done.stderr.splitlines()) == 1

@@ -7,13 +7,14 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import grpc
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
+
+from tests.helpers import ARENA
 
 
 def free_port() -> int:
@@ -28,7 +29,7 @@ def start_serve(tmp_path: Path) -> tuple[subprocess.Popen[str], int, int, list]:
     grpc_port, web_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     env["ARENA_DATABASE_URL"] = f"sqlite:///{tmp_path / 'arena.db'}"
-    server = subprocess.Popen([str(Path(sys.executable).with_name("arena")), "serve", "--address",
+    server = subprocess.Popen([ARENA, "serve", "--address",
                                f"127.0.0.1:{grpc_port}", "--metrics-port", "0", "--web", f"127.0.0.1:{web_port}"],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60

@@ -329,13 +329,13 @@ class Session:
                                  gateway_pb2.MoveResult.Code.Name(result.code), result.detail, result.strikes)
         elif kind == "match_ended":
             ended = message.match_ended
-            match = self.matches.pop(ended.match_id, None)
-            if match is None and ended.game:  # a match started before this connection
-                match = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
+            known = self.matches.pop(ended.match_id, None)
+            if known is None and ended.game:  # a match started before this connection
+                known = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
                               0, 0, ended.tournament_id)
-            if match is not None:
+            if known is not None:
                 await self.call(self.bot.on_match_end, MatchResult(
-                    match=match, scores=list(ended.scores), ranks=list(ended.ranks),
+                    match=known, scores=list(ended.scores), ranks=list(ended.ranks),
                     forfeited=ended.forfeited, reason=ended.reason))
         elif kind == "ping":
             await self.outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
