@@ -47,10 +47,10 @@ from typing import Any
 from arena import games
 from arena.clock import Clock
 from arena.games import house
-from arena.games.steps import Steps
+from arena.games.steps import FORCED, Steps
 
 from .players import Disconnected, Player, Timed, Turn
-from .transcript import DISCONNECTED, FORCED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
+from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
 
 
 @dataclass

@@ -22,7 +22,7 @@ from arena.referee.players import Turn
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.referee.transcript import FORCED, OK, replay
 
-from .conftest import ServerThread
+from .helpers import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 
