@@ -80,7 +80,8 @@ def observe_match(result: Any, status: str) -> None:
     DECISIONS.labels(game=game).observe(len(result.decisions))
     latency = DECISION_SECONDS.labels(game=game)
     for decision in result.decisions:
-        latency.observe(decision.ms / 1000.0)
+        if decision.code != "forced":  # applied by the referee: nobody decided
+            latency.observe(decision.ms / 1000.0)
     codes = result.codes()
     for code in FAULT_CODES:
         if codes.get(code):

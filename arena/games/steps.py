@@ -18,6 +18,10 @@ from .base import State
 # The outcome code of a decision its seat made itself, in time and legal. The referee's other
 # codes (a time-out, an illegal action, ...) are in ``arena.referee.transcript``.
 OK = "ok"
+# The code of a decision with a single legal action: applied without asking the seat, by the
+# referee and in in-process play alike, so a bot is never asked for a decision it cannot make
+# and plays the same wherever it plays (``arena.referee.match``, "Forced decisions").
+FORCED = "forced"
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,17 @@ class Steps:
 def step_in_process(state: State, decide: Callable[[int, int], str]) -> list[Decision]:
     """Step ``state`` to its end with ``decide(turn id, seat)`` giving each seat's action, one
     seat at a time: bots in-process, untimed, an illegal action raising
-    ````arena.games.IllegalAction````. Returns the decisions."""
+    ````arena.games.IllegalAction````. A decision with a single legal action is applied without
+    asking (``FORCED``), as the referee does. Returns the decisions."""
     steps = Steps(state, together=False)
     while asks := steps.asks():
-        steps.settle(asks, [(decide(turn_id, seat), 0.0, OK) for turn_id, seat in asks])
+        steps.settle(asks, [forced_or(state, turn_id, seat, decide) for turn_id, seat in asks])
     return steps.decisions
+
+
+def forced_or(state: State, turn_id: int, seat: int, decide: Callable[[int, int], str]) -> tuple[str, float, str]:
+    """The seat's single legal action, forced; else what ``decide`` chooses."""
+    legal = state.legal_actions(seat)
+    if len(legal) == 1:
+        return legal[0], 0.0, FORCED
+    return decide(turn_id, seat), 0.0, OK

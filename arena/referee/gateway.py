@@ -178,6 +178,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.streams[stream.connection] = stream
         await self.mailbox.set_revoked(identity.bot_id, False)  # a live token: it may play again
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
+                                                       "every_decision": first.hello.every_decision,
                                                        "max_matches": stream.max_matches,
                                                        "challenges": challenges})
         await self.mailbox.claim(identity.bot_id, stream.connection)

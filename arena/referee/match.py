@@ -15,6 +15,12 @@ seeded by the match seed and the turn id (so the match stays reproducible). Afte
 ``Clock.strikes`` strikes the seat forfeits: it is ranked last whatever the cards say, and
 the match plays on with random actions in its place.
 
+Forced decisions: a seat with a single legal action is not asked. The runner applies that
+action itself (code ``FORCED``, no time, nothing charged) and hands the seat the list of its
+forced decisions with its next turn (``Turn.forced``), so a remote bot is spared a round trip
+for a decision it could not make otherwise. A player with a true ``every_decision`` is asked
+anyway. What the other seats see does not change: the state is the same whoever applied it.
+
 Whose clock: a house bot's time is what the runner measures around ``act``. An external bot's
 time is measured by the gateway, where its stream is held: from the moment its turn was
 written to the stream until its move arrived there (``players.Timed``). The gateway also
@@ -41,7 +47,7 @@ from typing import Any
 from arena import games
 from arena.clock import Clock
 from arena.games import house
-from arena.games.steps import Steps
+from arena.games.steps import FORCED, Steps
 
 from .players import Disconnected, Player, Timed, Turn
 from .transcript import DISCONNECTED, FORFEITED, ILLEGAL, MALFORMED, OK, TIMEOUT, Decision, final_ranks
@@ -107,6 +113,8 @@ class _Table:
         self.bank = [clock.bank] * n
         self.strikes = [0] * n
         self.forfeited = [False] * n
+        # Each seat's forced decisions not yet told to its player, as (turn id, action).
+        self.forced: list[list[tuple[int, str]]] = [[] for _ in range(n)]
 
     def fallback(self, turn_id: int, legal: list[str]) -> str:
         return random.Random(f"referee:{self.seed}:{turn_id}").choice(legal)
@@ -117,6 +125,9 @@ class _Table:
         if self.forfeited[seat]:
             return self.fallback(turn_id, legal), 0.0, FORFEITED
         player = self.players[seat]
+        if len(legal) == 1 and not getattr(player, "every_decision", False):
+            self.forced[seat].append((turn_id, legal[0]))
+            return legal[0], 0.0, FORCED
         allowed = self.clock.move + self.bank[seat]
         # None: the runner times this player; else the player's bot is timed where its stream
         # is held and the runner's deadline only catches a server that never answers.
@@ -131,7 +142,9 @@ class _Table:
             time_bank=self.bank[seat],
             move_time=self.clock.move,
             sample=lambda: house.sampler(state, seat, self.seed, turn_id)().to_json(),
+            forced=tuple(self.forced[seat]),
         )
+        self.forced[seat].clear()
         start = time.perf_counter()
         action: Any = None
         try:

@@ -46,6 +46,9 @@ class Turn:
     # For search bots: a full state this seat cannot tell from the true one, built only when
     # asked (``resample_hidden`` costs more than a whole decision of most games).
     sample: Callable[[], dict[str, Any]] | None = field(default=None, compare=False, repr=False)
+    # This seat's forced decisions since its previous turn, as ``(turn id, action)``: applied
+    # by the runner without asking (a single legal action), told to the bot with this turn.
+    forced: tuple[tuple[int, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The turn as JSON-ready data (what a mailbox carries)."""
@@ -58,6 +61,7 @@ class Turn:
             "deadline": self.deadline,
             "time_bank": self.time_bank,
             "move_time": self.move_time,
+            "forced": [list(decision) for decision in self.forced],
         }
 
 
@@ -79,6 +83,10 @@ class Player(Protocol):
 
     ``in_process`` players (house bots) are awaited without a timer task: they cannot be
     interrupted anyway, and their time is still measured and charged afterwards.
+
+    A player is asked only for decisions with a choice: the runner applies a seat's single
+    legal action itself (``FORCED``) and tells the player with its next ``Turn.forced``, unless
+    the player has a true ``every_decision`` (a bot that asked for every decision in its Hello).
 
     A player whose bot is timed elsewhere answers with ``Timed`` and has a
     ``server_allowance``: seconds the runner's own deadline waits past the bot's time, for

@@ -68,6 +68,9 @@ class RemotePlayer:
     _detail: str = field(default="", init=False)
     _created: float = field(default_factory=time.time, init=False)
     _wants_samples: bool = field(default=False, init=False)
+    # The bot's Hello asked for every decision (read when the match starts, with its other
+    # preferences): else the runner applies its forced decisions without asking.
+    every_decision: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
 
     async def act(self, turn: Turn) -> Any:
@@ -88,6 +91,8 @@ class RemotePlayer:
             # When the turn first left: a turn sent again on a new stream keeps its deadline.
             "sent_at": time.time(),
         }
+        if turn.forced:
+            message["forced"] = [list(decision) for decision in turn.forced]
         if self._wants_samples and turn.sample is not None:
             message["sample_state"] = turn.sample()
         sent = self._sent = time.monotonic()
@@ -140,6 +145,7 @@ class RemotePlayer:
         while True:
             prefs = await self.mailbox.prefs(self.bot_id)
             self._wants_samples = bool(prefs.get("want_sample_state"))
+            self.every_decision = bool(prefs.get("every_decision"))
             if self.challenge or await self.mailbox.enter_match(self.bot_id, self.info.match_id,
                                                                 int(prefs.get("max_matches", 1))):
                 return

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena import games
-from arena.games.steps import OK, Decision
+from arena.games.steps import FORCED, OK, Decision
 
 # Outcome codes of a decision (the rules are ``arena.referee.match``'s). Anything but OK gets
 # the referee's seeded random legal action. TIMEOUT, ILLEGAL, MALFORMED and DISCONNECTED earn
@@ -19,12 +19,14 @@ from arena.games.steps import OK, Decision
 # (``ARENA_CLOCK_ALLOWANCE`` past the bot's time) passes with no word from the gateway while the
 # bot is still connected, the server was slow, not the bot: no strike, no bank spent. FORFEITED
 # marks the random actions played for a seat that is out (no strike either: it is out already).
+# FORCED marks a decision with a single legal action, which the referee applied without asking
+# the seat (unless its player asked for every decision): no time taken, nothing charged.
 TIMEOUT = "timeout"
 ILLEGAL = "illegal"
 MALFORMED = "malformed"
 DISCONNECTED = "disconnected"
 FORFEITED = "forfeited"
-CODES = (OK, TIMEOUT, ILLEGAL, MALFORMED, DISCONNECTED, FORFEITED)
+CODES = (OK, TIMEOUT, ILLEGAL, MALFORMED, DISCONNECTED, FORFEITED, FORCED)
 
 
 class ReplayMismatch(ValueError):

@@ -24,7 +24,9 @@ def to_referee_message(message: dict[str, Any], want_sample_state: bool = False)
             match_id=message["match_id"], turn_id=message["turn_id"], seat=message["seat"],
             observation_json=_observation_json(message), legal_actions=message["legal_actions"],
             deadline_ms=message["deadline_ms"], time_bank_ms=message["time_bank_ms"],
-            last_move_latency_ms=message.get("last_move_latency_ms", 0))
+            last_move_latency_ms=message.get("last_move_latency_ms", 0),
+            forced=[gateway_pb2.ForcedDecision(turn_id=turn_id, action=action)
+                    for turn_id, action in message.get("forced", ())])
         if want_sample_state and message.get("sample_state") is not None:
             turn.sample_state_json = dumps(message["sample_state"])
         return gateway_pb2.RefereeMessage(turn=turn)

@@ -90,7 +90,9 @@ def match_digest(bots: list[str], seeds: range) -> str:
 
 @pytest.mark.parametrize(("bots", "expected"), [
     (["heuristic", "heuristic"], "4c9aabba720c334b"),
-    (["heuristic", "random"], "19ba37f39c929fe0"),
+    # Recorded again when single-action decisions stopped being asked: the random bot no longer
+    # draws a number for them, so its later choices differ (the heuristic's do not).
+    (["heuristic", "random"], "251ea06ca3fd3810"),
     (["heuristic", "heuristic", "heuristic"], "a88f64085213c3dd"),
 ])
 def test_the_heuristic_plays_as_it_did_before_its_speed_ups(bots: list[str], expected: str) -> None:

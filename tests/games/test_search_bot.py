@@ -49,7 +49,7 @@ def test_the_runner_hands_house_bots_the_same_sample_as_play(tiny: None) -> None
     seed = 21
     players = [HousePlayer("durak", "search", 0, seed), HousePlayer("durak", "random", 1, seed)]
     result = play_match("durak", players, seed)
-    assert result.codes() == {"ok": len(result.decisions)}
+    assert set(result.codes()) - {"forced"} == {"ok"}, result.codes()
     _, actions = house.play("durak", ["search", "random"], seed)
     assert [(d.seat, d.action) for d in result.decisions] == actions
 

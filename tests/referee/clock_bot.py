@@ -28,6 +28,8 @@ THINK = {"quick": 0.0, "steady": 0.2, "sleepy": SLEEP}  # seconds per move, by m
 
 class ClockBot(Bot):
     blocking = True  # a sleepy act must not hold the SDK's loop
+    # The stalls are planned by turn (the first, the third, ...): the bot is asked every one.
+    every_decision = True
 
     def __init__(self, think: float, stop_pid: int = 0, stops: int = 0) -> None:
         self.think = think

@@ -23,7 +23,10 @@ from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 def main(mode: str) -> None:
     outbox: queue.Queue[gateway_pb2.BotMessage | None] = queue.Queue()
     slots = 1 if mode in ("one_at_a_time", "paced") else 4
-    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue")))
+    # The paced modes time whole matches: they ask for every decision, so a match lasts as
+    # many of their moves as it has decisions (a forced one would not wait for them).
+    paced = mode in ("one_at_a_time", "paced")
+    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue", every_decision=paced)))
 
     def requests():  # type: ignore[no-untyped-def]
         while (message := outbox.get()) is not None:

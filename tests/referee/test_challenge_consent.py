@@ -226,7 +226,7 @@ def test_a_challenge_never_delays_the_seated_bots_rated_matches(
         detail = arena.GetMatch(arena_pb2.MatchRef(match_id=summary.match_id))
         seat = list(summary.players).index("bob")
         assert summary.status == "done" and detail.decisions
-        assert {d.code for d in detail.decisions if d.seat == seat} == {"ok"}, "bob played every move himself"
+        assert {d.code for d in detail.decisions if d.seat == seat} - {"forced"} == {"ok"}, "bob played every move himself"
 
 
 def test_every_server_sees_a_bots_policy_and_a_challengers_budget(

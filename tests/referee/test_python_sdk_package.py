@@ -168,5 +168,5 @@ def test_the_example_bot_from_the_clean_venv_plays_a_challenge_to_the_end(
     assert detail.summary.status == "done", (detail.summary, output)
     assert "wheel-bot" in detail.summary.players
     assert 0 in {d.seat for d in detail.decisions}, "the bot in seat 0 made decisions"
-    assert {d.code for d in detail.decisions} == {"ok"}, output
+    assert {d.code for d in detail.decisions} - {"forced"} == {"ok"}, output
     assert "connected as wheel-bot" in output and token not in output

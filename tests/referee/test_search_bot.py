@@ -97,7 +97,7 @@ def test_the_search_bot_plays_legally_and_beats_random(gateway: tuple[ServerThre
     wins = 0
     for seed, seat, result in results:
         codes = {d.code for d in result.decisions if d.seat == seat}
-        assert codes == {"ok"}, f"seed {seed}: {result.codes()}\n{output[-2000:]}"
+        assert codes - {"forced"} == {"ok"}, f"seed {seed}: {result.codes()}\n{output[-2000:]}"
         wins += result.ranks[seat] == 1 and result.ranks[1 - seat] == 2
     assert "search failed" not in output, output[-2000:]
     assert "decisions searched" in output and " 0 decisions searched" not in output, output[-2000:]

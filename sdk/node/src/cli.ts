@@ -8,6 +8,7 @@ const USAGE = `options:
   --token TOKEN         the bot's token; better set ARENA_BOT_TOKEN (arguments are visible to other users)
   --ca FILE             the server's CA certificate (PEM): connect with TLS (default ARENA_TLS_CA)
   --max-matches N       matches at once (the server may grant fewer)
+  --every-decision      be asked for single-action decisions too (default: applied for you, in Turn.forced)
 challenges from other bots (declined unless accepted):
   --accept-challenges   accept them (default ARENA_ACCEPT_CHALLENGES=1)
   --challenge-games G,H only in these games (default ARENA_CHALLENGE_GAMES, else every game)
@@ -35,6 +36,7 @@ export async function main(bot: Bot, description: string, argv: string[] = proce
       token: { type: "string" },
       ca: { type: "string" },
       "max-matches": { type: "string" },
+      "every-decision": { type: "boolean" },
       "accept-challenges": { type: "boolean" },
       "challenge-games": { type: "string" },
       "challenge-from": { type: "string" },
@@ -47,6 +49,7 @@ export async function main(bot: Bot, description: string, argv: string[] = proce
     return;
   }
   if (values["max-matches"] !== undefined) bot.maxMatches = positive("--max-matches", values["max-matches"]);
+  if (values["every-decision"]) bot.everyDecision = true;
   const env = process.env;
   if (values["accept-challenges"] ?? env.ARENA_ACCEPT_CHALLENGES === "1") {
     bot.challenges = {

@@ -225,6 +225,7 @@ class Player {
         games: [...(this.bot.games ?? [])], max_matches: Math.max(1, this.bot.maxMatches ?? 1),
         client: SDK_VERSION, want_sample_state: Boolean(this.bot.wantSampleState),
         challenges: challengePolicy(this.bot.challenges),
+        every_decision: Boolean(this.bot.everyDecision),
       } });
     });
   }
@@ -305,6 +306,7 @@ class Player {
         legalActions: [...wire.legal_actions], deadlineMs: wire.deadline_ms, timeBankMs: wire.time_bank_ms,
         lastMoveLatencyMs: wire.last_move_latency_ms,
         sampleState: wire.sample_state_json ? JSON.parse(wire.sample_state_json) : undefined,
+        forced: (wire.forced ?? []).map((f) => ({ turnId: Number(f.turn_id), action: f.action })),
       };
       let choice: Action;
       try {

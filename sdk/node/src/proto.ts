@@ -45,6 +45,7 @@ export interface WireMatchStarted {
 export interface WireTurn {
   match_id: string; turn_id: string; seat: number; observation_json: string; legal_actions: string[];
   deadline_ms: number; time_bank_ms: number; last_move_latency_ms: number; sample_state_json: string;
+  forced?: { turn_id: string; action: string }[];
 }
 export interface WireMoveResult {
   match_id: string; turn_id: string; code: string; applied_action: string; strikes: number;
@@ -73,6 +74,6 @@ export interface WireChallengePolicy {
 }
 export type BotMessage =
   | { hello: { games: string[]; max_matches: number; client: string; want_sample_state: boolean;
-      challenges: WireChallengePolicy } }
+      challenges: WireChallengePolicy; every_decision: boolean } }
   | { move: WireMove }
   | { pong: { nonce: string } };

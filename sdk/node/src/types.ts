@@ -50,6 +50,11 @@ export interface Turn<O extends BaseObservation = BaseObservation> {
   lastMoveLatencyMs: number;
   /** Only with `Bot.wantSampleState`: a full state your seat cannot tell from the true one. */
   sampleState?: Record<string, unknown>;
+  /**
+   * Your decisions since your previous turn of this match that had a single legal action: the
+   * referee applied them without asking (unless `Bot.everyDecision`), in order.
+   */
+  forced: { turnId: number; action: string }[];
 }
 
 /** How a match ended for this bot. Rate yourself by `rank`: it counts forfeits. */
@@ -100,6 +105,11 @@ export interface Bot {
   wantSampleState?: boolean;
   /** Which challenges from other bots you accept; absent = decline every one. */
   challenges?: Challenges;
+  /**
+   * Be asked for decisions with a single legal action too. Default false: the referee applies
+   * them itself, without a round trip, and lists them in your next `Turn.forced`.
+   */
+  everyDecision?: boolean;
   /** Return one of `turn.legalActions`, or its index. */
   act(turn: Turn): Action | Promise<Action>;
   /** Called before the first turn of a match. */

@@ -71,7 +71,8 @@ class AsyncBot:
     """Subclass and implement ``act``. As for ``arena_bot.sdk.Bot``: ``games`` limits what the bot
     is offered (empty = all), ``max_matches`` is how many matches it plays at once,
     ``want_sample_state`` asks for a resampled full state on every turn, ``challenges`` says
-    which challenges from other bots it accepts (by default none).
+    which challenges from other bots it accepts (by default none), ``every_decision`` asks for
+    the decisions with a single legal action too (by default they come in ``Turn.forced``).
 
     ``act`` and the hooks may be coroutines (run on the event loop: they must not block) or
     plain functions (run inline too, unless ``blocking`` is true: then in a thread)."""
@@ -80,6 +81,7 @@ class AsyncBot:
     max_matches: int = 1
     want_sample_state: bool = False
     challenges: Challenges = Challenges()
+    every_decision: bool = False
     blocking: bool = False  # True: the plain (non-async) act and hooks run in a thread
 
     async def act(self, turn: Turn) -> str | int:

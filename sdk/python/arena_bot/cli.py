@@ -11,13 +11,16 @@ from .sdk import Bot, Challenges, Connection, run
 
 
 def parser(description: str, max_matches: int) -> argparse.ArgumentParser:
-    """The options every bot process shares: ``--address``, ``--ca``, ``--max-matches`` and
-    the challenge policy (``--accept-challenges``, ``--challenge-games``, ``--challenge-from``,
+    """The options every bot process shares: ``--address``, ``--ca``, ``--max-matches``,
+    ``--every-decision`` and the challenge policy (``--accept-challenges``, ``--challenge-games``, ``--challenge-from``,
     ``--max-challenges``, each defaulting to its ``ARENA_*`` variable)."""
     parsed = argparse.ArgumentParser(description=description)
     parsed.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"))
     parsed.add_argument("--ca", type=Path, help="PEM root certificate: connect with TLS")
     parsed.add_argument("--max-matches", type=int, default=max_matches)
+    parsed.add_argument("--every-decision", action="store_true",
+                        help="be asked for decisions with a single legal action too "
+                             "(by default the referee applies them and lists them in the next turn)")
     policy = parsed.add_argument_group("challenges from other bots (declined unless accepted)")
     policy.add_argument("--accept-challenges", action="store_true",
                         default=os.environ.get("ARENA_ACCEPT_CHALLENGES") == "1",
@@ -54,7 +57,7 @@ def connection(args: argparse.Namespace, token: str) -> Connection:
 
 def parse(bot: Any, description: str, argv: list[str] | None = None) -> Connection:
     """Parse ``--address``, ``--token`` (default from ARENA_BOT_TOKEN, so it stays out of
-    ``ps``), ``--ca``, ``--max-matches`` and the challenge policy (set on ``bot``, a ``Bot`` or
+    ``ps``), ``--ca``, ``--max-matches``, ``--every-decision`` and the challenge policy (set on ``bot``, a ``Bot`` or
     an ``AsyncBot``); returns the connection."""
     options = parser(description, getattr(bot, "max_matches", 1))
     options.add_argument("--token", default=os.environ.get("ARENA_BOT_TOKEN", ""),
@@ -63,6 +66,8 @@ def parse(bot: Any, description: str, argv: list[str] | None = None) -> Connecti
     if args.max_matches < 1 or args.max_challenges < 1:
         options.error("--max-matches and --max-challenges must be at least 1")
     bot.max_matches = args.max_matches
+    if args.every_decision:
+        bot.every_decision = True
     bot.challenges = challenges(args, getattr(bot, "challenges", Challenges()))
     return connection(args, args.token)
 

@@ -71,7 +71,11 @@ class Match:
 
 @dataclass(frozen=True)
 class Turn:
-    """One decision: answer ``act`` with one of ``legal_actions``."""
+    """One decision: answer ``act`` with one of ``legal_actions``.
+
+    ``forced``: this seat's decisions since its previous turn that had a single legal action,
+    which the referee applied without asking, as ``(turn_id, action)`` in order (empty for a
+    bot with ``every_decision``)."""
 
     match: Match
     turn_id: int
@@ -81,6 +85,7 @@ class Turn:
     time_bank_ms: int
     last_move_latency_ms: int
     sample_state: dict[str, Any] | None = None
+    forced: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass
@@ -129,7 +134,9 @@ class Bot:
     """Subclass and implement ``act``. ``games`` limits what the bot is offered (empty = all);
     ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
     resampled full state on every turn, for search; ``challenges`` says which challenges from
-    other bots it accepts (``Challenges``; by default none).
+    other bots it accepts (``Challenges``; by default none); ``every_decision`` asks for the
+    decisions with a single legal action too (by default the referee applies them and lists
+    them in the next ``Turn.forced``).
 
     ``blocking`` says where ``act`` and the hooks run: ``None`` (the default) inline on the
     event loop while they are quick (under ``INLINE_LIMIT``) and in a thread once they are
@@ -139,6 +146,7 @@ class Bot:
     max_matches: int = 1
     want_sample_state: bool = False
     challenges: Challenges = Challenges()
+    every_decision: bool = False
     blocking: bool | None = None
 
     def act(self, turn: Turn) -> str:
@@ -244,6 +252,7 @@ class Session:
         yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(
             games=list(self.bot.games), max_matches=max(1, self.bot.max_matches),
             client=self.client, want_sample_state=self.bot.want_sample_state,
+            every_decision=bool(getattr(self.bot, "every_decision", False)),
             challenges=getattr(self.bot, "challenges", Challenges()).to_proto()))
         while (message := await self.outbox.get()) is not None:
             yield message
@@ -344,7 +353,8 @@ class Session:
             match=match, turn_id=wire.turn_id, observation=json.loads(wire.observation_json),
             legal_actions=list(wire.legal_actions), deadline_ms=wire.deadline_ms,
             time_bank_ms=wire.time_bank_ms, last_move_latency_ms=wire.last_move_latency_ms,
-            sample_state=json.loads(wire.sample_state_json) if wire.sample_state_json else None)
+            sample_state=json.loads(wire.sample_state_json) if wire.sample_state_json else None,
+            forced=tuple((forced.turn_id, forced.action) for forced in wire.forced))
         move = gateway_pb2.Move(match_id=wire.match_id, turn_id=wire.turn_id)
         try:
             choice = await self.call(self.bot.act, turn)

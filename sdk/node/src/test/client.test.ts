@@ -57,10 +57,10 @@ const started = (matchId: string) => ({ match_started: {
   match_id: matchId, game: "crazy_eights", options_json: "{}", seat: 0, num_players: 2,
   players: ["me", "house:random"], move_deadline_ms: 2000, time_bank_ms: 30000, tournament_id: "",
 } });
-const turn = (matchId: string, turnId: string) => ({ turn: {
+const turn = (matchId: string, turnId: string, forced: { turn_id: string; action: string }[] = []) => ({ turn: {
   match_id: matchId, turn_id: turnId, seat: 0, observation_json: '{"seat": 0, "num_players": 2, "to_act": [0]}',
   legal_actions: ["draw", "play 5H", "play 9H"], deadline_ms: 2000, time_bank_ms: 30000, last_move_latency_ms: 0,
-  sample_state_json: "",
+  sample_state_json: "", forced,
 } });
 
 test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old and new", { timeout: 20_000 }, async () => {
@@ -89,7 +89,7 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
       call.write({ welcome: { bot_id: "1", bot_name: "me", max_matches: 2 } });
       call.write(started("m1"));     // the gateway announces the match again on a new stream
       call.write(turn("m1", "3"));   // and sends the turn again: it may not have arrived
-      call.write(turn("m1", "5"));
+      call.write(turn("m1", "5", [{ turn_id: "4", action: "draw" }]));  // turn 4 was forced
       await until(() => find(received, "move", (m) => m.turn_id === "5"), "the move of turn 5");
       await until(() => (received.filter((m) => "move" in m).length === 2 ? true : undefined), "both moves");
       // An older server's MatchEnded, then a self-contained one for a match never started here.
@@ -120,6 +120,8 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
   assert.deepEqual([move3.match_id, move3.turn_id, move3.action], ["m1", "3", "play 5H"]);
   // Turn 3 was decided once and its move sent again; turn 5 was decided on the new stream.
   assert.deepEqual(turns.map((t) => t.turnId), [3, 5]);
+  assert.deepEqual(turns.map((t) => t.forced), [[], [{ turnId: 4, action: "draw" }]]);
+  assert.equal(hello.every_decision, false, "single-action decisions are applied by the referee unless asked");
   assert.equal(turns[0].match.game, "crazy_eights");
   assert.deepEqual(turns[0].observation.to_act, [0]);
   const moves = second.filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.choice, m.move.action ?? m.move.index]);

@@ -18,18 +18,20 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client", "want_sample_state", "challenges")
+    __slots__ = ("games", "max_matches", "client", "want_sample_state", "challenges", "every_decision")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
     WANT_SAMPLE_STATE_FIELD_NUMBER: _ClassVar[int]
     CHALLENGES_FIELD_NUMBER: _ClassVar[int]
+    EVERY_DECISION_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
     want_sample_state: bool
     challenges: ChallengePolicy
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ..., challenges: _Optional[_Union[ChallengePolicy, _Mapping]] = ...) -> None: ...
+    every_decision: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ..., challenges: _Optional[_Union[ChallengePolicy, _Mapping]] = ..., every_decision: _Optional[bool] = ...) -> None: ...
 
 class ChallengePolicy(_message.Message):
     __slots__ = ("accept", "games", "from_bots", "max_at_once")
@@ -112,7 +114,7 @@ class MatchStarted(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ..., seat: _Optional[int] = ..., num_players: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., move_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., tournament_id: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("match_id", "turn_id", "seat", "observation_json", "legal_actions", "deadline_ms", "time_bank_ms", "last_move_latency_ms", "sample_state_json")
+    __slots__ = ("match_id", "turn_id", "seat", "observation_json", "legal_actions", "deadline_ms", "time_bank_ms", "last_move_latency_ms", "sample_state_json", "forced")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +124,7 @@ class Turn(_message.Message):
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     LAST_MOVE_LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    FORCED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     turn_id: int
     seat: int
@@ -131,7 +134,16 @@ class Turn(_message.Message):
     time_bank_ms: int
     last_move_latency_ms: int
     sample_state_json: str
-    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions: _Optional[_Iterable[str]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., last_move_latency_ms: _Optional[int] = ..., sample_state_json: _Optional[str] = ...) -> None: ...
+    forced: _containers.RepeatedCompositeFieldContainer[ForcedDecision]
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions: _Optional[_Iterable[str]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., last_move_latency_ms: _Optional[int] = ..., sample_state_json: _Optional[str] = ..., forced: _Optional[_Iterable[_Union[ForcedDecision, _Mapping]]] = ...) -> None: ...
+
+class ForcedDecision(_message.Message):
+    __slots__ = ("turn_id", "action")
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    turn_id: int
+    action: str
+    def __init__(self, turn_id: _Optional[int] = ..., action: _Optional[str] = ...) -> None: ...
 
 class MoveResult(_message.Message):
     __slots__ = ("match_id", "turn_id", "code", "applied_action", "strikes", "detail", "latency_ms")
