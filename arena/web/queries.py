@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from arena import games, ratings
 from arena.errors import NotFound
-from arena.referee.transcript import FORFEITED, OK
+from arena.referee.transcript import FORCED, FORFEITED, OK
 from arena.store import disclosure
 from arena.store.models import RatingHistory
 from arena.store.queries import (
@@ -400,7 +400,7 @@ def _fault(connection: Connection, row: Any) -> dict[str, Any]:
         return entry
     codes: dict[str, int] = defaultdict(int)
     for index, (_turn, seat, _action, _ms, code) in enumerate(transcript["decisions"]):
-        if seat == row.seat and code not in (OK, FORFEITED):
+        if seat == row.seat and code not in (OK, FORCED, FORFEITED):  # struck decisions only
             codes[code] += 1
             if entry["first_turn"] is None:
                 entry["first_turn"] = index + 1

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from arena import games
 from arena.referee import Clock, HousePlayer, play_match, replay
 from arena.referee.match import final_ranks
-from arena.referee.transcript import CODES, FORFEITED, OK
+from arena.referee.transcript import CODES, FORCED, FORFEITED, OK
 
 from .helpers import ScriptedPlayer, fast_games, table_sizes
 
@@ -43,13 +43,18 @@ def test_replay_detects_a_tampered_transcript(key):
         replay(transcript)
 
 
+def asked_codes(result, seat):
+    """The codes of the decisions ``seat`` was asked for (a forced one never is)."""
+    return [d.code for d in result.decisions if d.seat == seat and d.code != FORCED]
+
+
 def test_faults_get_strikes_codes_and_a_forfeit():
     game = fast_games(1)[0]
     clock = Clock(move=0.01, bank=0.02, strikes=3)
     bad = ScriptedPlayer(["illegal", "malformed", "ok", "slow", "ok"], slow=0.1)
     good = ScriptedPlayer()
     result = play_match(game, [bad, good], seed=3, clock=clock)
-    codes = [d.code for d in result.decisions if d.seat == 0]
+    codes = asked_codes(result, 0)
     assert codes[:4] == ["illegal", "malformed", "ok", "timeout"]
     assert result.strikes[0] == 3 and result.forfeited == [True, False]
     assert all(code == FORFEITED for code in codes[4:])
@@ -61,7 +66,7 @@ def test_disconnected_player_is_played_for_and_forfeits():
     game = fast_games(1)[0]
     gone = ScriptedPlayer(["disconnect"] * 100)
     result = play_match(game, [ScriptedPlayer(), gone], seed=4)
-    assert [d.code for d in result.decisions if d.seat == 1][:3] == ["disconnected"] * 3
+    assert asked_codes(result, 1)[:3] == ["disconnected"] * 3
     assert result.forfeited == [False, True] and result.ranks == [1, 2]
 
 
@@ -69,7 +74,7 @@ def test_time_bank_absorbs_overage_before_a_timeout():
     game = fast_games(1)[0]
     clock = Clock(move=0.01, bank=1.0)
     result = play_match(game, [ScriptedPlayer(["slow"] * 3, slow=0.03), ScriptedPlayer()], seed=2, clock=clock)
-    assert [d.code for d in result.decisions if d.seat == 0][:3] == [OK] * 3
+    assert asked_codes(result, 0)[:3] == [OK] * 3
     assert result.strikes == [0, 0]
 
 
@@ -91,7 +96,7 @@ def test_runner_properties(seed, scripts):
     for seat in range(2):
         codes = [d.code for d in result.decisions if d.seat == seat]
         assert set(codes) <= set(CODES)
-        strikes = sum(1 for c in codes if c not in (OK, FORFEITED))
+        strikes = sum(1 for c in codes if c not in (OK, FORCED, FORFEITED))
         assert strikes == result.strikes[seat]
         assert result.forfeited[seat] == (strikes >= 3)
         if result.forfeited[seat]:
