@@ -25,8 +25,7 @@ from arena.referee.gateway import Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
-
-from .helpers import GAME, ServerThread, by_token, finish, start_bot, wait_online
+from tests.support.grpc import GAME, ServerThread, by_token, finish, start_bot, wait_online
 
 CLOCK = Clock(move=0.5, bank=0.2, strikes=3)
 STALL = 1.0  # seconds: more than a whole turn's time (move clock and bank)

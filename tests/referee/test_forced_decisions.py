@@ -21,8 +21,7 @@ from arena.referee.match import MatchResult
 from arena.referee.players import Turn
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.referee.transcript import FORCED, OK, replay
-
-from .helpers import ServerThread
+from tests.support.grpc import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 

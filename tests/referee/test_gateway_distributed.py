@@ -16,8 +16,7 @@ from arena.referee.gateway import Gateway
 from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
-
-from .helpers import GAME, ServerThread, by_token, ended, finish, start_bot, wait_online
+from tests.support.grpc import GAME, ServerThread, by_token, ended, finish, start_bot, wait_online
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:

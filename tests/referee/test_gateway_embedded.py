@@ -11,8 +11,7 @@ from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.server.settings import ServerSettings
-
-from .helpers import GAME, ServerThread, by_token, remote, start_bot, wait_online
+from tests.support.grpc import GAME, ServerThread, by_token, remote, start_bot, wait_online
 
 
 def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbox]) -> None:

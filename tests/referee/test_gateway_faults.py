@@ -18,8 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.mailbox import Mailbox
 from tests.helpers import wait_until
-
-from .helpers import (
+from tests.support.grpc import (
     GAME,
     ServerThread,
     ended,

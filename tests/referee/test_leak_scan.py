@@ -44,8 +44,7 @@ from arena.referee import Clock, run_match
 from arena.referee.mailbox import LocalMailbox
 from arena.referee.match import MatchResult
 from arena.referee.remote import MatchInfo, RemotePlayer
-
-from .helpers import ServerThread, wait_online
+from tests.support.grpc import ServerThread, wait_online
 
 # Matches per game (both seats are scanned in each). Long seeds, so that (c) can look for
 # them in the messages: the seed determines every deal.

@@ -21,7 +21,7 @@ from arena.store.queries import match_t
 from arena.tournaments import create_tournament
 from arena.tournaments.play import claim_matches, play_and_record
 from arena.web.app import create_app
-from tests.platform.helpers import ScriptedPlayer
+from tests.support.platform import ScriptedPlayer
 
 from .helpers import GAMES
 

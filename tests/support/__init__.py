@@ -1,0 +1,1 @@
+"""Helpers the test folders share: processes, services, gRPC servers and bots."""
