@@ -112,6 +112,7 @@ class _Stream:
         self.want_sample_state = hello.want_sample_state
         self.max_matches = max(1, min(hello.max_matches or 1, max_matches))
         self.outstanding: dict[tuple[str, int], str] = {}  # (match, turn) -> game
+        self.reply_to: dict[tuple[str, int], str] = {}  # (match, turn) -> where its runner awaits it
         self.answered: OrderedDict[tuple[str, int], None] = OrderedDict()
         self.decided: OrderedDict[tuple[str, int], None] = OrderedDict()
         self.games: dict[str, str] = {}  # match -> game, for metrics by game
@@ -240,6 +241,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             stream.games[message["match_id"]] = message["game"]
         elif kind == "turn":
             stream.outstanding[key] = stream.games.get(key[0], "unknown")
+            stream.reply_to[key] = message.get("reply_to", "")
             metrics.TURNS_SENT.labels(game=stream.outstanding[key]).inc()
             if "deadline_ms" in message:
                 allowed = (message["deadline_ms"] + message.get("time_bank_ms", 0)) / 1000
@@ -247,6 +249,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         elif kind == "move_result":
             self._stop_clock(stream, key)
             game = stream.outstanding.pop(key, stream.games.get(key[0], "unknown"))
+            stream.reply_to.pop(key, None)
             stream.remember(stream.decided, key)
             if message["code"] == "TIMEOUT":
                 metrics.TIMEOUTS.labels(game=game).inc()
@@ -297,8 +300,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         del stream.clocks[key]
         stream.remember(stream.decided, key)
         stream.outstanding.pop(key)
-        task = asyncio.ensure_future(self.mailbox.post_move(key[0], key[1],
-                                                            wire.timed_out(took * 1000, clock.resent)))
+        task = asyncio.ensure_future(self.mailbox.post_move(key[0], key[1], wire.timed_out(took * 1000, clock.resent),
+                                                            stream.reply_to.pop(key, "")))
         stream.posting.add(task)
         task.add_done_callback(stream.posting.discard)
 
@@ -341,7 +344,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             clock = self._stop_clock(stream, key)
             took = None if clock is None else self._bot_time(clock, arrived) * 1000
             await self.mailbox.post_move(move.match_id, move.turn_id,
-                                         wire.to_mailbox_move(move, took, clock is not None and clock.resent))
+                                         wire.to_mailbox_move(move, took, clock is not None and clock.resent),
+                                         stream.reply_to.pop(key, ""))
             return
         if key in stream.answered:
             await self._reply(stream, "REJECTED", "this turn was already answered (replay)", move)

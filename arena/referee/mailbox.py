@@ -24,6 +24,7 @@ import hashlib
 import json
 import threading
 import time
+import uuid
 from collections import defaultdict, deque
 from typing import Any
 
@@ -38,6 +39,8 @@ SEND_ATTEMPTS = 3  # tries of one step on the move's path before Redis counts as
 # Connections one process may open to the Redis mailbox (Redis itself accepts 10,000 clients
 # by default, across every process).
 MAX_CONNECTIONS = 5000
+REPLY_TTL = 60  # seconds an answer nobody pops lives in Redis
+LISTEN_WAIT = 1.0  # seconds a reply desk's listener blocks in one BLPOP
 
 
 class Mailbox:
@@ -71,10 +74,11 @@ class Mailbox:
         ``move_result``) in the same step."""
         raise NotImplementedError
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
         """A bot's answer for (match, turn), for the runner: its choice and ``latency_ms``,
         the bot's time as the gateway measured it; or the gateway's ``timeout`` when the
-        turn's time ran out on the bot's stream (``wire.to_mailbox_move``, ``wire.timed_out``)."""
+        turn's time ran out on the bot's stream (``wire.to_mailbox_move``, ``wire.timed_out``).
+        ``reply_to``: the turn's ``reply_to`` (the runner's process-wide reply queue), if any."""
         raise NotImplementedError
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
@@ -227,7 +231,7 @@ class LocalMailbox(Mailbox):
                 self._inbox[bot_id].append(result)
                 self._wake(f"inbox:{bot_id}")
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
         key = f"{match_id}:{turn_id}"
         with self._lock:
             self._moves.setdefault(key, move)  # the first answer counts
@@ -287,13 +291,80 @@ class LocalMailbox(Mailbox):
             return bot_id in self._revoked
 
 
+class _ReplyDesk:
+    """Where the answers to one event loop's turns arrive: one Redis list for all of them.
+
+    A runner's turn names it (``reply_to``); the gateway pushes the bot's answer there with
+    the match and turn; one listener on the loop pops them and hands each to the runner
+    awaiting that turn. So however many matches a process has in flight, it waits on Redis
+    with one connection, not one blocked connection per waiting match."""
+
+    def __init__(self, mailbox: RedisMailbox) -> None:
+        self.mailbox = mailbox
+        self.key = mailbox._k("replies", uuid.uuid4().hex)
+        self.waiting: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
+        self.listener = asyncio.ensure_future(self._listen())
+
+    def expect(self, match_id: str, turn_id: int) -> None:
+        key = (match_id, int(turn_id))
+        if key not in self.waiting:
+            self.waiting[key] = asyncio.get_running_loop().create_future()
+
+    def expects(self, match_id: str, turn_id: int) -> bool:
+        return (match_id, int(turn_id)) in self.waiting
+
+    async def wait(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
+        """The answer, or None after ``timeout`` (the turn stays expected until ``forget``)."""
+        key = (match_id, int(turn_id))
+        future = self.waiting[key]
+        if not future.done():
+            try:
+                async with asyncio.timeout(max(timeout, 0.0)):
+                    await asyncio.shield(future)
+            except TimeoutError:
+                return None
+        self.waiting.pop(key, None)
+        return future.result()
+
+    def forget(self, match_id: str, turn_id: int) -> None:
+        """The turn is decided: an answer still coming is dropped."""
+        self.waiting.pop((match_id, int(turn_id)), None)
+
+    async def _listen(self) -> None:
+        attempt = 0
+        while True:
+            try:
+                (got,) = await self.mailbox._send(("BLPOP", self.key, LISTEN_WAIT))
+                attempt = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis out of reach: the runners notice on their own calls
+                attempt += 1
+                await asyncio.sleep(min(1.0, 0.05 * attempt))
+                continue
+            if not got:
+                continue
+            reply = json.loads(got[1])
+            future = self.waiting.get((reply["match_id"], int(reply["turn_id"])))
+            if future is not None and not future.done():
+                future.set_result(reply["move"])
+
+    def close(self) -> None:
+        try:
+            self.listener.cancel()
+        except RuntimeError:  # its loop is already closed
+            pass
+
+
 class RedisMailbox(Mailbox):
     """The mailbox in Redis.
 
     Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from;
-    ``pending:{bot}`` a hash of undecided turns; ``move:{match}:{turn}`` a one-element list
-    the runner pops with a timeout; ``holder:{bot}`` the live connection, refreshed by the
-    gateway's heartbeat and expiring ``presence_ttl`` seconds after the gateway dies;
+    ``pending:{bot}`` a hash of undecided turns; ``replies:{id}`` one list per runner loop
+    where the gateway pushes the answers to that loop's turns (``_ReplyDesk``; a turn with no
+    ``reply_to``, from an older runner, is answered on ``move:{match}:{turn}``, a one-element
+    list the runner pops with a timeout); ``holder:{bot}`` the live connection, refreshed by
+    the gateway's heartbeat and expiring ``presence_ttl`` seconds after the gateway dies;
     ``seen:{bot}`` when the bot was last known connected (heartbeat or leaving)."""
 
     def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0) -> None:
@@ -302,6 +373,7 @@ class RedisMailbox(Mailbox):
         self._url = url
         self._factory = aioredis.from_url
         self._clients: dict[int, Any] = {}
+        self._desks: dict[int, _ReplyDesk] = {}
         self.prefix = prefix
         self.presence_ttl = presence_ttl
 
@@ -320,6 +392,14 @@ class RedisMailbox(Mailbox):
 
     def _k(self, *parts: Any) -> str:
         return self.prefix + ":".join(str(p) for p in parts)
+
+    def _desk(self) -> _ReplyDesk:
+        """This event loop's reply desk, opened on first use."""
+        loop = id(asyncio.get_running_loop())
+        desk = self._desks.get(loop)
+        if desk is None or desk.listener.done():
+            desk = self._desks[loop] = _ReplyDesk(self)
+        return desk
 
     # One command per message on the move's path (not a MULTI of four or five): push
     # ``ARGV[1]`` on list ``KEYS[1]``; keep it in hash ``KEYS[2]`` under field ``ARGV[3]``
@@ -390,11 +470,11 @@ class RedisMailbox(Mailbox):
         await self._send(self._deliver_command(bot_id, message))
 
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-        # The wait for the move goes in the same write as the turn: Redis runs the BLPOP
-        # right after the push, and the runner sends nothing more until the move is there.
-        _, got = await self._send(self._deliver_command(bot_id, turn),
-                                  ("BLPOP", self._k("move", turn["match_id"], turn["turn_id"]), max(timeout, 0.01)))
-        return json.loads(got[1]) if got else None
+        # The answer comes to this loop's reply desk: expected before the turn goes out.
+        desk = self._desk()
+        desk.expect(turn["match_id"], turn["turn_id"])
+        await self._send(self._deliver_command(bot_id, turn | {"reply_to": desk.key}))
+        return await desk.wait(turn["match_id"], turn["turn_id"], timeout)
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]
@@ -415,17 +495,27 @@ class RedisMailbox(Mailbox):
 
     async def settle(self, bot_id: str, match_id: str, turn_id: int,
                      result: dict[str, Any] | None = None) -> None:
+        desk = self._desks.get(id(asyncio.get_running_loop()))
+        if desk is not None:
+            desk.forget(match_id, turn_id)
         if result is None:
             await self.redis.hdel(self._k("pending", bot_id), f"{match_id}:{turn_id}")
             return
         await self._push(self._k("inbox", bot_id), json.dumps(result), KEY_TTL, self._k("pending", bot_id),
                          drop=f"{match_id}:{turn_id}")
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any]) -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
         # An answer nobody waits for any more expires on its own.
-        await self._push(self._k("move", match_id, turn_id), json.dumps(move), 60)
+        if reply_to.startswith(self._k("replies", "")):
+            reply = {"match_id": match_id, "turn_id": turn_id, "move": move}
+            await self._push(reply_to, json.dumps(reply), REPLY_TTL)
+        else:
+            await self._push(self._k("move", match_id, turn_id), json.dumps(move), REPLY_TTL)
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
+        desk = self._desks.get(id(asyncio.get_running_loop()))
+        if desk is not None and desk.expects(match_id, turn_id):
+            return await desk.wait(match_id, turn_id, timeout)
         return await self._pop(self._k("move", match_id, turn_id), timeout)  # type: ignore[no-any-return]
 
     async def claim(self, bot_id: str, connection: str) -> None:
@@ -487,6 +577,9 @@ class RedisMailbox(Mailbox):
         return bool(await self.redis.exists(self._k("revoked", bot_id)))
 
     async def close(self) -> None:
+        for desk in self._desks.values():
+            desk.close()
+        self._desks.clear()
         for client in self._clients.values():
             try:
                 await client.aclose()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from arena_bot.v1 import gateway_pb2_grpc
@@ -76,3 +77,48 @@ def test_a_newer_connection_on_another_gateway_replaces_the_older(
     assert {"kind": "error"} in finish(older)
     assert newer.poll() is None, "the newer stream stays"
     finish(newer)
+
+
+def test_a_runner_waits_for_all_its_matches_moves_on_one_connection(
+        two_gateways: tuple[ServerThread, ServerThread, str], shared_redis: str) -> None:
+    """Twelve matches in flight on one runner loop: the answers to all their turns come to the
+    loop's one reply queue, so while the matches wait for their bots the runner holds one Redis
+    connection for all of them, not one blocked in BLPOP per waiting match."""
+    first, second, prefix = two_gateways
+    in_flight = 12
+    # Bots that think 50 ms a move: the matches spend their time waiting for them.
+    alice, bob = (start_bot("tests.referee.stalling_bot", server.address, token, "--stall", "0.05",
+                            "--max-matches", str(in_flight))
+                  for server, token in ((first, "tok-alice"), (second, "tok-bob")))
+    runner_box = mailbox(shared_redis, prefix)
+    held: list[int] = []  # the runner's connections in use, sampled while the matches play
+    try:
+        wait_online(runner_box, "1")
+        wait_online(runner_box, "2")
+
+        async def one(index: int) -> Any:
+            match_id = f"many-{index}"
+            players = [RemotePlayer(runner_box, bot, MatchInfo(match_id, GAME, {}, seat, 2, ["alice", "bob"], 5000, 20000))
+                       for seat, bot in enumerate(["1", "2"])]
+            return await run_match(GAME, players, 100 + index, clock=Clock(move=5, bank=20), match_id=match_id)
+
+        async def play() -> list[Any]:
+            matches = asyncio.gather(*(one(index) for index in range(in_flight)))
+            try:
+                while not matches.done():
+                    held.append(len(runner_box.redis.connection_pool._in_use_connections))
+                    await asyncio.sleep(0.005)
+                return await matches
+            finally:
+                await runner_box.close()
+
+        results = asyncio.run(play())
+    finally:
+        finish(alice)
+        finish(bob)
+    assert len(results) == in_flight
+    for result in results:
+        assert {d.code for d in result.decisions} - {"forced"} == {"ok"}
+    # The reply listener's one, now and then another for a turn or a result on its way out.
+    mean = sum(held) / len(held)
+    assert len(held) > 100 and mean < 2.5, f"{mean:.1f} Redis connections in use for {in_flight} matches in flight"
