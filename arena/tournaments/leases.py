@@ -184,7 +184,8 @@ def queued_here(match_ids: Sequence[int]) -> Iterator[None]:
 def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> list[int]:
     """Embedded: scheduled matches sent by a process of this machine that exists no more, or
     by this very process (``worker``) in a dispatch that ended before playing them, marked
-    sent ``now`` (the caller plays them); returns their ids, at most ``limit``. A sender on
+    sent ``now`` by ``worker`` (the caller plays them, and keeps them in its queue meanwhile:
+    ``enqueue_here``); returns their ids, at most ``limit``. A sender on
     another machine is not judged from here."""
     host = worker.rsplit(":", 1)[0]
     sent = (match_t.c.status == MatchStatus.SCHEDULED) & match_t.c.sent_at.is_not(None)
@@ -204,9 +205,11 @@ def take_abandoned(url: str | None, worker: str, now: datetime, limit: int) -> l
             ids = connection.execute(
                 sa.select(match_t.c.id).where(sent, match_t.c.claimed_by.in_(gone)).order_by(match_t.c.id)
                 .limit(limit)).scalars()
+            # Marked sent by this process at once: until the thread that plays them marks them
+            # itself, a later sweep would find them still the gone sender's and take them again.
             taken += connection.execute(
                 match_t.update().where(match_t.c.id.in_(list(ids)), sent, match_t.c.claimed_by.in_(gone))
-                .values(sent_at=now).returning(match_t.c.id)).scalars()
+                .values(sent_at=now, claimed_by=worker).returning(match_t.c.id)).scalars()
         for first in range(0, len(mine), 1000):  # bounded IN lists
             chunk = mine[first : first + 1000]
             taken += connection.execute(

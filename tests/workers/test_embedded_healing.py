@@ -306,3 +306,39 @@ def test_sent_matches_are_played_again_only_when_their_sender_is_gone(db_url):
         healer.stop()
         alive.kill()
         alive.wait()
+
+
+def test_matches_taken_from_a_gone_sender_are_not_taken_again_while_they_start(db_url):
+    """The embedded supervisor takes a gone sender's matches and hands them to a thread that
+    plays them; until that thread marks them sent itself (it may not have started yet on a
+    busy machine), the next sweep must not find them the gone sender's again and send them
+    twice."""
+    import threading
+
+    from arena.tournaments import create_tournament, pending_match_ids
+    from workers.embedded_supervisor import EmbeddedSupervisor
+    from workers.send import mark_sent
+
+    with db.transaction(db_url) as connection:
+        tid = create_tournament(connection, [GAME], ["random", "random-2"], sizes=[2], seed=5)
+    with db.read(db_url) as connection:
+        ids = pending_match_ids(connection, tid)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    go = threading.Event()
+    sent: list[list[int]] = []
+
+    def slow_send(match_ids):  # a sender whose thread has not got to its matches yet
+        sent.append(list(match_ids))
+        go.wait(30)
+
+    healer = EmbeddedSupervisor(0.2, 2, url=db_url, name="healer", send=slow_send)
+    try:
+        mark_sent(ids[:2], db_url, holder=f"{socket.gethostname()}:{ended.pid}")
+        assert healer.sweep()["no_task"] == 2
+        assert healer.sweep()["no_task"] == 0, "taken again before their player marked them"
+        wait_until(lambda: sent, 10, what="the matches to be handed on")
+        assert sent == [sorted(ids[:2])]
+    finally:
+        go.set()
+        healer.stop()
