@@ -289,7 +289,7 @@ def outcomes(url: str, ids: list[int]) -> dict[str, Any]:
                 "WHERE t.match_id = ANY(:ids)"), {"ids": ids[chunk:chunk + 500]}).all()
             for seating, data in rows:
                 for _turn, seat, _action, ms, code in data["decisions"]:
-                    if seating[seat] in house:
+                    if seating[seat] in house or code == "forced":  # forced: applied unasked, no move
                         continue
                     codes[code] = codes.get(code, 0) + 1
                     if code == "ok":
