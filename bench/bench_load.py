@@ -50,7 +50,7 @@ HOUSE = ["random", "random-2", "random-3", "random-4"]
 
 def _services():
     sys.path.insert(0, str(ROOT))
-    from tests.platform import services
+    from tests.support import services
 
     return services
 
