@@ -175,11 +175,18 @@ def measure(trips: int = 3000, streams: int = 0, timeout: float = 300) -> Floor:
     Every process it starts is gone when it returns; ``RuntimeError`` if one stalls."""
     server = _spawn("--serve", str(trips), stdin=subprocess.PIPE)
     children = [server]
-    watchdog = threading.Timer(timeout, lambda: [c.kill() for c in children])
+
+    def stalled() -> None:
+        for child in children:
+            child.kill()
+
+    watchdog = threading.Timer(timeout, stalled)
     watchdog.start()
     assert server.stdout is not None and server.stdin is not None
     try:
         address = server.stdout.readline().decode().strip()
+        if not address:
+            raise RuntimeError("the floor's server did not start")
         children.append(echo := _spawn("--echo", address))
         line = server.stdout.readline()
         echo.wait(30)
