@@ -1,7 +1,8 @@
 """The move round trip through the referee, against its floors, in one run.
 
-1. gRPC floor: a bidirectional stream on loopback between this process and a raw client
-   process; the server sends Ping, the client answers Pong at once.
+1. gRPC floor (``bench/floor.py``): a bare ``grpc.aio`` server in a process of its own and a
+   raw client process on one bidirectional stream on loopback; the server sends Ping, the
+   client answers Pong at once. Its latency and its server CPU per round trip.
 2. Redis floor: a message through one list and back through another (LPUSH, a blocked
    BLPOP wakes, LPUSH, BLPOP), the two hops a distributed move makes; skipped without Redis.
 3. The move round trip as the match runner sees it (turn handed to the player until its
@@ -11,11 +12,13 @@
 
 Goals ("Live bots at scale"): embedded p50 <= 1.5 x gRPC (stretch 1.2 x); distributed p50 <=
 1.3 x (gRPC + Redis) (stretch 1.1 x); the round robin with two SDK bots >= 0.8 x the matches/s of
-the all-house one. On a shared machine compare the ratios of one run, and the CPU per move (this
-process: runner and gateway; the bot's process), which scheduling noise moves much less.
+the all-house one; the server's CPU per move (all but the bot: runner and gateway, and the
+gateway's own process when apart; Redis not counted) <= 3 x the floor's CPU per round trip. On a
+shared machine compare the ratios of one run, and the CPU per move, which scheduling noise moves
+much less.
 
-``python -m bench gateway``; the raw client is ``python -m bench.bench_gateway --pong ADDRESS``, the
-gateway apart ``python -m bench.bench_gateway --gateway REDIS_URL PREFIX``.
+``python -m bench gateway``; the gateway apart is ``python -m bench.bench_gateway --gateway
+REDIS_URL PREFIX``.
 """
 
 from __future__ import annotations
@@ -24,15 +27,13 @@ import asyncio
 import os
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
-from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
+from arena_bot.v1 import gateway_pb2_grpc
 
 from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import BotIdentity, Gateway
@@ -41,22 +42,18 @@ from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 
+from .floor import CPU_GOAL, percentiles, verdict
+from .floor import measure as measure_floor
+
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("ARENA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
-PINGS = 3000
+PINGS = 3000  # round trips of the gRPC floor
 REDIS_TRIPS = 3000
 MOVES = 2000  # bot decisions per mailbox
 WARMUP = 100  # first samples dropped: connection set-up, caches, lazy imports
 GAME = "yaniv"  # long matches: many decisions per match set-up
 TOKEN = "bench-token"
 BOT = BotIdentity("bench-bot", "bench")
-
-
-def percentiles(samples: Sequence[float]) -> tuple[float, float]:
-    """(p50, p99) of ``samples``, nearest rank."""
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return pick(0.50), pick(0.99)
 
 
 def ServerThread(extra: list[Any]) -> BackgroundServer:  # noqa: N802 - reads like the class it builds
@@ -68,56 +65,6 @@ def child(args: list[str], token: str = "") -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_BOT_TOKEN": token}
     return subprocess.Popen([sys.executable, *args], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
-# ----- 1. gRPC floor -------------------------------------------------------------------------
-
-class PingServer(gateway_pb2_grpc.BotGatewayServicer):
-    """Sends ``PINGS`` pings, one at a time, timing each until its pong arrives."""
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self.done = threading.Event()
-
-    async def Connect(self, request_iterator: Any, context: Any) -> Any:
-        incoming = request_iterator.__aiter__()
-        await incoming.__anext__()  # Hello
-        for nonce in range(PINGS + WARMUP):
-            sent = time.perf_counter()
-            yield gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce))
-            reply = await incoming.__anext__()
-            self.samples.append((time.perf_counter() - sent) * 1000)
-            assert reply.pong.nonce == nonce
-        self.done.set()
-
-
-async def pong_client(address: str) -> None:
-    """The raw client: Hello, then a Pong for every Ping, nothing else."""
-    outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
-
-    async def messages() -> Any:
-        yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(client="bench-pong"))
-        while (message := await outbox.get()) is not None:
-            yield message
-
-    async with grpc.aio.insecure_channel(address) as channel:
-        call = gateway_pb2_grpc.BotGatewayStub(channel).Connect(messages())
-        async for message in call:
-            await outbox.put(gateway_pb2.BotMessage(pong=gateway_pb2.Pong(nonce=message.ping.nonce)))
-        await outbox.put(None)
-
-
-def grpc_floor() -> list[float]:
-    servicer = PingServer()
-    server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")])
-    client = child(["-m", "bench.bench_gateway", "--pong", server.address])
-    try:
-        if not servicer.done.wait(120):
-            raise RuntimeError(f"pong client stalled: {client.stderr.read().decode() if client.stderr else ''}")
-    finally:
-        client.wait(10)
-        server.stop()
-    return servicer.samples[WARMUP:]
 
 
 # ----- 2. Redis floor ------------------------------------------------------------------------
@@ -166,18 +113,22 @@ async def _authenticate(token: str) -> BotIdentity | None:
     return BOT if token == TOKEN else None
 
 
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """CPU seconds used so far by this process (all its threads) and by process ``pid``
+def cpu_seconds(*pids: int) -> tuple[float, ...]:
+    """CPU seconds used so far by this process (all its threads), then by each of ``pids``
     (from ``/proc``; NaN where there is none)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        other = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-    except (OSError, ValueError, IndexError):
-        other = float("nan")
-    return time.process_time(), other
+    used = [time.process_time()]
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))  # utime + stime
+        except (OSError, ValueError, IndexError):
+            used.append(float("nan"))
+    return tuple(used)
 
 
-CPU: dict[str, tuple[float, float]] = {}  # mailbox class -> ms of CPU per bot move (here, in the bot)
+# mailbox class -> ms of CPU per bot move: here (runner, and gateway on a thread), in the bot,
+# in the gateway's own process (0 when on a thread)
+CPU: dict[str, tuple[float, float, float]] = {}
 
 
 def move_trips(mailbox: Mailbox, gateway_apart: bool = False) -> list[float]:
@@ -192,16 +143,17 @@ def move_trips(mailbox: Mailbox, gateway_apart: bool = False) -> list[float]:
                                  stdout=subprocess.PIPE)
         address = apart.stdout.readline().decode().strip() if apart.stdout else ""
         stop = lambda: (apart.terminate(), apart.wait(10))  # noqa: E731
+        others = [apart.pid]
     else:
         server = ServerThread([(gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox, _authenticate),
                                 "arena.v1.BotGateway")])
-        address, stop = server.address, server.stop
+        address, stop, others = server.address, server.stop, []
     bot = child(["-m", "arena_bot.examples.random_bot", "--address", address], token=TOKEN)
     samples: list[float] = []
     try:
-        samples, before, after = asyncio.run(_connect_and_play(mailbox, bot))
-        CPU[type(mailbox).__name__ + (" apart" if gateway_apart else "")] = tuple(  # type: ignore[assignment]
-            (b - a) * 1000 / len(samples) for a, b in zip(before, after, strict=True))
+        samples, before, after = asyncio.run(_connect_and_play(mailbox, bot, others))
+        used = [(b - a) * 1000 / len(samples) for a, b in zip(before, after, strict=True)]
+        CPU[type(mailbox).__name__ + (" apart" if gateway_apart else "")] = (used[0], used[1], sum(used[2:]))
     finally:
         bot.terminate()
         bot.wait(10)
@@ -209,17 +161,18 @@ def move_trips(mailbox: Mailbox, gateway_apart: bool = False) -> list[float]:
     return samples[WARMUP:WARMUP + MOVES]
 
 
-async def _connect_and_play(mailbox: Mailbox, bot: subprocess.Popen[bytes]) -> tuple[list[float], Any, Any]:
-    """Once the bot is connected, the timed moves and the CPU used before and after them
-    (the bot's start-up is not a move's). One loop: the Redis mailbox keeps a client per loop."""
+async def _connect_and_play(mailbox: Mailbox, bot: subprocess.Popen[bytes],
+                            others: list[int]) -> tuple[list[float], Any, Any]:
+    """Once the bot is connected, the timed moves and the CPU used before and after them, here,
+    in the bot and in ``others`` (the bot's start-up is not a move's). One loop: the Redis mailbox keeps a client per loop."""
     deadline = time.monotonic() + 30
     while await mailbox.holder(BOT.bot_id) is None:
         if time.monotonic() > deadline or bot.poll() is not None:
             raise RuntimeError("the SDK bot never connected")
         await asyncio.sleep(0.05)
-    before = cpu_seconds(bot.pid)
+    before = cpu_seconds(bot.pid, *others)
     samples = await _play_until(mailbox, MOVES + WARMUP)
-    return samples, before, cpu_seconds(bot.pid)
+    return samples, before, cpu_seconds(bot.pid, *others)
 
 
 def serve_gateway(url: str, prefix: str) -> None:
@@ -255,22 +208,29 @@ async def _play_until(mailbox: Mailbox, wanted: int) -> list[float]:
         info = MatchInfo(match_id, GAME, {}, 0, 2, ["bench", "house"], 2000, 30_000)
         players = [RoundTrips(mailbox, BOT.bot_id, info), HousePlayer(GAME, "random", 1, seed)]
         result = await run_match(GAME, players, seed, clock=Clock(), match_id=match_id)
-        if set(result.codes()) != {"ok"}:
+        if set(result.codes()) - {"ok", "forced"}:  # forced: the seat's one legal action, applied unasked
             raise RuntimeError(f"the bench bot misbehaved: {result.codes()}")
     return samples
 
 
 def report(name: str, samples: Sequence[float], floor: float | None = None, floor_name: str = "",
-           goal: float = 1.0, stretch: float = 1.0, cpu: tuple[float, float] | None = None) -> float:
+           goal: float = 1.0, stretch: float = 1.0, cpu: tuple[float, float, float] | None = None,
+           floor_cpu: float = float("nan")) -> float:
     p50, p99 = percentiles(samples)
     line = f"{name:<34} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   n={len(samples)}"
     if floor is not None:
         ratio = p50 / floor
-        verdict = "stretch met" if ratio <= stretch else "met" if ratio <= goal else "MISSED"
+        judged = "stretch met" if ratio <= stretch else verdict(ratio, goal)
         line += (f"\n{'':<34} p50 / ({floor_name}) = {ratio:.2f} (goal <= {goal:.2f}, stretch <= {stretch:.2f}):"
-                 f" {verdict}")
+                 f" {judged}")
     if cpu is not None:
-        line += f"\n{'':<34} CPU per move: {cpu[0]:.3f} ms here (runner + gateway), {cpu[1]:.3f} ms in the bot"
+        here, bot, apart = cpu
+        where = (f"{here:.3f} ms here (runner), {apart:.3f} ms in the gateway's process" if apart
+                 else f"{here:.3f} ms here (runner + gateway)")
+        server = here + apart
+        line += (f"\n{'':<34} CPU per move: {where}, {bot:.3f} ms in the bot"
+                 f"\n{'':<34} server CPU per move / floor CPU per round trip = {server:.3f} / {floor_cpu:.3f} ="
+                 f" {server / floor_cpu:.2f} (goal <= {CPU_GOAL:.2f}): {verdict(server / floor_cpu, CPU_GOAL)}")
     print(line, flush=True)
     return p50
 
@@ -335,27 +295,27 @@ def main() -> None:
     print(f"tournament, 2 SDK bots + 2 house bots   {wire:8.1f} matches/s  = {wire / house:.2f}x the baseline "
           f"(goal >= 0.80: {'met' if wire / house >= 0.8 else 'MISSED'}; embedded; every decision of an SDK bot "
           "crosses the gateway)")
-    grpc_p50 = report("gRPC bidi ping-pong (floor)", grpc_floor())
+    floor = measure_floor(PINGS)
+    print(floor.describe(), flush=True)
+    grpc_p50 = percentiles(floor.samples)[0]
     redis_p50 = None
     if redis_reachable():
         redis_p50 = report("Redis list there-and-back (floor)", asyncio.run(redis_trips()))
     else:
         print(f"Redis floor and distributed round trip skipped: no Redis at {REDIS_URL}")
     report("move RT embedded (LocalMailbox)", move_trips(LocalMailbox()), grpc_p50, "gRPC", 1.5, 1.2,
-           CPU.get("LocalMailbox"))
+           CPU.get("LocalMailbox"), floor.cpu_ms)
     if redis_p50 is not None:
         mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
         report("move RT distributed (RedisMailbox)", move_trips(mailbox), grpc_p50 + redis_p50, "gRPC + Redis",
-               1.3, 1.1, CPU.get("RedisMailbox"))
+               1.3, 1.1, CPU.get("RedisMailbox"), floor.cpu_ms)
         mailbox = RedisMailbox(REDIS_URL, prefix=f"bench:{uuid.uuid4().hex}:")
         report("move RT distributed, gateway apart", move_trips(mailbox, gateway_apart=True),
-               grpc_p50 + redis_p50, "gRPC + Redis", 1.3, 1.1, CPU.get("RedisMailbox apart"))
+               grpc_p50 + redis_p50, "gRPC + Redis", 1.3, 1.1, CPU.get("RedisMailbox apart"), floor.cpu_ms)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--pong":
-        asyncio.run(pong_client(sys.argv[2]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "--gateway":
+    if len(sys.argv) == 4 and sys.argv[1] == "--gateway":
         serve_gateway(sys.argv[2], sys.argv[3])
     else:
         main()

@@ -19,11 +19,18 @@ Redis commands and CPU (live worker, gateways, fleets) per move, matches deliver
 once, and strikes, timeouts and forfeits (WARNING lines: bots answer at once, so any is the
 platform's; the bench itself does not fail on a loaded machine).
 
+Against the floor (``bench/floor.py``), measured first in the same run: a bare ``grpc.aio``
+server echoing on one stream, and holding as many idle streams as there are bots. Printed as
+ratios, with a line per goal: the server's CPU per external move (live worker + gateways) <= 3 x
+the floor's CPU per round trip; the gateways' memory per connected bot (their RSS growth from
+before any bot connected to all connected and idle) <= 2 x the floor's per idle stream.
+
 Sizes: ``BENCH_LOAD_BOTS`` (500), ``BENCH_LOAD_MATCHES`` (external matches, 1000: the target in
 flight), ``BENCH_LOAD_CONCURRENCY`` (the live worker's, default the matches),
 ``BENCH_LOAD_FLEETS`` (4), ``BENCH_LOAD_PER_BOT`` (8), ``BENCH_LOAD_REPETITIONS`` (1),
-``BENCH_LOAD_MOVE_TIME`` (seconds, 60; time bank twice that), ``BENCH_LOAD_QUICK=1`` (60 bots,
-150 matches). Never uses the shared Redis: always a redis-server of its own.
+``BENCH_LOAD_MOVE_TIME`` (seconds, 60; time bank twice that), ``BENCH_LOAD_FLOOR_TRIPS`` (the
+floor's echo round trips, 3000), ``BENCH_LOAD_QUICK=1`` (60 bots, 150 matches, 1000 round trips).
+Never uses the shared Redis: always a redis-server of its own.
 
 ``python -m bench load``
 """
@@ -38,9 +45,12 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from .floor import CPU_GOAL, MEMORY_GOAL, Floor, percentiles, status_field, verdict
+from .floor import measure as measure_floor
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(ROOT / ".venv/bin/arena")
@@ -50,32 +60,12 @@ HOUSE = ["random", "random-2", "random-3", "random-4"]
 
 def _services():
     sys.path.insert(0, str(ROOT))
-    from tests.platform import services
+    from tests.support import services
 
     return services
 
 
-def percentiles(samples: Sequence[float]) -> tuple[float, float]:
-    """(p50, p99) of ``samples``, nearest rank; NaN of none."""
-    if not samples:
-        return float("nan"), float("nan")
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return pick(0.50), pick(0.99)
-
-
 # --- processes -----------------------------------------------------------------------------
-
-
-def status_field(pid: int, field: str) -> int:
-    """An integer field of /proc/PID/status (VmRSS in kB, Threads); 0 when the process is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
 
 
 def tree(pid: int) -> list[int]:
@@ -165,6 +155,7 @@ class Sizes:
         self.per_bot = get("BENCH_LOAD_PER_BOT", 8, 8)
         self.repetitions = get("BENCH_LOAD_REPETITIONS", 1, 1)
         self.move_time = float(os.environ.get("BENCH_LOAD_MOVE_TIME", "60"))
+        self.floor_trips = get("BENCH_LOAD_FLOOR_TRIPS", 3000, 1000)
 
 
 def register(addresses: list[str], count: int) -> list[tuple[int, str, str]]:
@@ -289,7 +280,7 @@ def outcomes(url: str, ids: list[int]) -> dict[str, Any]:
                 "WHERE t.match_id = ANY(:ids)"), {"ids": ids[chunk:chunk + 500]}).all()
             for seating, data in rows:
                 for _turn, seat, _action, ms, code in data["decisions"]:
-                    if seating[seat] in house:
+                    if seating[seat] in house or code == "forced":  # forced: applied unasked, no move
                         continue
                     codes[code] = codes.get(code, 0) + 1
                     if code == "ok":
@@ -326,6 +317,8 @@ def run(sizes: Sizes) -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {sizes.bots} bots in {sizes.fleets} "
           f"fleet processes, 2 gateways, live worker concurrency {sizes.live}, {sizes.per_bot} matches per bot at "
           f"once, move time {sizes.move_time:g} s", flush=True)
+    floor = measure_floor(sizes.floor_trips, sizes.bots)
+    print(floor.describe(), flush=True)
     with contextlib.ExitStack() as stack:
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-bench-load-")))
         redis = stack.enter_context(own_redis(directory, maxclients=max(10_000, 4 * (sizes.live + sizes.bots))))
@@ -352,6 +345,7 @@ def run(sizes: Sizes) -> None:
         started = time.perf_counter()
         bots = register(addresses, sizes.bots)
         print(f"registered {len(bots)} bots in {time.perf_counter() - started:.1f} s", flush=True)
+        serving = sum(rss_mb(p.pid) for p in gateways)  # the gateways' RSS before any bot connects
         fleets = []
         for k in range(sizes.fleets):
             gateway = k % 2
@@ -384,7 +378,8 @@ def run(sizes: Sizes) -> None:
                 "live": rss_mb(live.pid)}
         print(f"connected {len(bots)} bots in {connect_s:.1f} s; idle RSS: fleets {idle['fleets']:.0f} MB "
               f"({1024 * idle['fleets'] / len(bots):.0f} kB/bot), gateways {idle['gateways']:.0f} MB "
-              f"({1024 * idle['gateways'] / len(bots):.0f} kB/bot), live worker {idle['live']:.0f} MB", flush=True)
+              f"({1024 * idle['gateways'] / len(bots):.0f} kB/bot; {1024 * (idle['gateways'] - serving) / len(bots):.0f}"
+              f" kB/bot over their {serving:.0f} MB before), live worker {idle['live']:.0f} MB", flush=True)
 
         names = [[name for g, name, _ in bots if g == n] for n in range(2)]
         ids_, _ = schedule(pg, names, sizes)
@@ -409,7 +404,8 @@ def run(sizes: Sizes) -> None:
         after = redis_calls(redis)
         cpu = {role: sum(cpu_seconds(p) for p in pids) - cpu0[role] for role, pids in sampler.pids.items()}
         calls = {k: after.get(k, 0) - before.get(k, 0) for k in after}
-        report(sizes, pg, ids_, elapsed, sampler, len(bots), processes, calls, cpu)
+        report(sizes, pg, ids_, elapsed, sampler, len(bots), processes, calls, cpu, floor,
+               (serving, idle["gateways"]))
 
 
 def redis_calls(url: str) -> dict[str, int]:
@@ -431,7 +427,8 @@ def _bench_platform():
 
 
 def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Sampler, bots: int,
-           processes: Processes, calls: dict[str, int], cpu: dict[str, float]) -> None:
+           processes: Processes, calls: dict[str, int], cpu: dict[str, float], floor: Floor,
+           gateways_mb: tuple[float, float]) -> None:
     from arena.store.statuses import MatchStatus
 
     found = outcomes(url, ids)
@@ -461,6 +458,8 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
           f"{1000 * cpu['gateways'] / moves:.2f} ms, fleets {1000 * cpu['fleets'] / moves:.2f} ms "
           f"(run: live {cpu['live']:.0f} s, gateways {cpu['gateways']:.0f} s, fleets {cpu['fleets']:.0f} s, "
           f"prefork worker {cpu['house']:.0f} s of CPU in {elapsed:.0f} s)")
+    against_floor(floor, p50, {role: 1000 * cpu[role] / moves for role in ("live", "gateways")},
+                  [1024 * (mb - gateways_mb[0]) / bots for mb in (gateways_mb[1], peak_rss["gateways"])])
     codes = {k: v for k, v in found["codes"].items() if k != "ok"}
     print(f"strikes {found['strikes']}, forfeits {found['forfeits']}, decision codes other than ok: {codes or 'none'}")
     live_log = processes.log("live").read_text(errors="replace")
@@ -492,6 +491,25 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
             end = next((i for i, line in enumerate(block[1:], 1) if line and not line.startswith(" ")), len(block) - 1)
             print(f"WARNING: {name} logged {text.count('Traceback')} traceback(s); the last:",
                   *block[max(1, end - 6):end + 1], sep="\n")
+
+
+def against_floor(floor: Floor, p50: float, cpu_ms: dict[str, float], gateway_kb: list[float]) -> None:
+    """The run's figures as ratios to the floor's, and a line per goal. ``cpu_ms``: CPU per
+    external move by role; ``gateway_kb``: the gateways' RSS growth per connected bot, idle
+    and at the peak."""
+    ratio = lambda a, b: a / b if b > 0 else float("nan")  # noqa: E731 - NaN: no floor to compare with
+    floor_p50 = percentiles(floor.samples)[0]
+    server = cpu_ms["live"] + cpu_ms["gateways"]
+    idle, peak = (ratio(kb, floor.stream_kb) for kb in gateway_kb)
+    print(f"against the floor: move p50 under load {p50:.1f} ms = {ratio(p50, floor_p50):.0f}x the floor's "
+          f"{floor_p50:.3f} ms; CPU per external move: live worker {ratio(cpu_ms['live'], floor.cpu_ms):.1f}x, gateways "
+          f"{ratio(cpu_ms['gateways'], floor.cpu_ms):.1f}x the floor's {floor.cpu_ms:.3f} ms per round trip; gateway RSS "
+          f"growth per connected bot {gateway_kb[0]:.0f} kB idle, {gateway_kb[1]:.0f} kB at the peak = {idle:.1f}x, "
+          f"{peak:.1f}x the floor's {floor.stream_kb:.1f} kB per idle stream")
+    print(f"goal: server CPU per external move (live worker + gateways) {server:.2f} ms <= {CPU_GOAL:g}x the floor's"
+          f" per round trip: {ratio(server, floor.cpu_ms):.1f}x, {verdict(ratio(server, floor.cpu_ms), CPU_GOAL)}")
+    print(f"goal: gateway memory per connected bot (idle) <= {MEMORY_GOAL:g}x the floor's per idle stream: "
+          f"{idle:.1f}x, {verdict(idle, MEMORY_GOAL)} (at the peak of the run {peak:.1f}x)")
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ BOTS = ["random", "random-2", "random-3", "random-4", "random-5"]
 
 def _services():
     sys.path.insert(0, str(ROOT))
-    from tests.platform import services
+    from tests.support import services
 
     return services
 
