@@ -53,6 +53,7 @@ from arena.ratelimit import RateLimiter
 from . import consent, wire
 from . import gateway_metrics as metrics
 from .mailbox import Mailbox
+from .remote import bot_time
 from .stalls import StallWatch
 
 log = logging.getLogger("arena.gateway")
@@ -113,6 +114,8 @@ class _Stream:
         self.max_matches = max(1, min(hello.max_matches or 1, max_matches))
         self.outstanding: dict[tuple[str, int], str] = {}  # (match, turn) -> game
         self.reply_to: dict[tuple[str, int], str] = {}  # (match, turn) -> where its runner awaits it
+        # (match, turn) -> its legal actions and the seat's strikes, to answer a good move at once
+        self.turns: dict[tuple[str, int], tuple[list[str], int]] = {}
         self.answered: OrderedDict[tuple[str, int], None] = OrderedDict()
         self.decided: OrderedDict[tuple[str, int], None] = OrderedDict()
         self.games: dict[str, str] = {}  # match -> game, for metrics by game
@@ -242,6 +245,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         elif kind == "turn":
             stream.outstanding[key] = stream.games.get(key[0], "unknown")
             stream.reply_to[key] = message.get("reply_to", "")
+            stream.turns[key] = (message.get("legal_actions", []), int(message.get("strikes", 0)))
             metrics.TURNS_SENT.labels(game=stream.outstanding[key]).inc()
             if "deadline_ms" in message:
                 allowed = (message["deadline_ms"] + message.get("time_bank_ms", 0)) / 1000
@@ -250,6 +254,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             self._stop_clock(stream, key)
             game = stream.outstanding.pop(key, stream.games.get(key[0], "unknown"))
             stream.reply_to.pop(key, None)
+            stream.turns.pop(key, None)
             stream.remember(stream.decided, key)
             if message["code"] == "TIMEOUT":
                 metrics.TIMEOUTS.labels(game=game).inc()
@@ -343,9 +348,24 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             stream.remember(stream.answered, key)
             clock = self._stop_clock(stream, key)
             took = None if clock is None else self._bot_time(clock, arrived) * 1000
-            await self.mailbox.post_move(move.match_id, move.turn_id,
-                                         wire.to_mailbox_move(move, took, clock is not None and clock.resent),
-                                         stream.reply_to.pop(key, ""))
+            posted = wire.to_mailbox_move(move, took, clock is not None and clock.resent)
+            legal, strikes = stream.turns.pop(key, ([], 0))
+            applied = wire.chosen(move, legal)
+            # A legal move, in time on a turn first written to this stream, is what the runner
+            # applies with OK: the bot is told so now, and the turn settled with the move (no
+            # result from the runner, no trip through the mailbox for it). Anything else the
+            # runner judges and answers, as before.
+            acknowledged = applied is not None and took is not None and clock is not None and not clock.resent
+            if acknowledged:
+                posted["acknowledged"] = True
+            await self.mailbox.post_move(move.match_id, move.turn_id, posted, stream.reply_to.pop(key, ""),
+                                         settled_for=stream.identity.bot_id if acknowledged else "")
+            if acknowledged:
+                result = {"kind": "move_result", "match_id": move.match_id, "turn_id": move.turn_id,
+                          "code": "OK", "applied_action": applied, "strikes": strikes,
+                          "latency_ms": int(bot_time(posted, 0.0) * 1000)}  # as the runner counts it
+                self._sending(stream, result)
+                await stream.out.put(wire.to_referee_message(result))
             return
         if key in stream.answered:
             await self._reply(stream, "REJECTED", "this turn was already answered (replay)", move)

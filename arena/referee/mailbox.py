@@ -74,11 +74,14 @@ class Mailbox:
         ``move_result``) in the same step."""
         raise NotImplementedError
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
+                        settled_for: str = "") -> None:
         """A bot's answer for (match, turn), for the runner: its choice and ``latency_ms``,
         the bot's time as the gateway measured it; or the gateway's ``timeout`` when the
         turn's time ran out on the bot's stream (``wire.to_mailbox_move``, ``wire.timed_out``).
-        ``reply_to``: the turn's ``reply_to`` (the runner's process-wide reply queue), if any."""
+        ``reply_to``: the turn's ``reply_to`` (the runner's process-wide reply queue), if any.
+        ``settled_for``: the bot whose pending turn this answer settles in the same step (the
+        gateway already told the bot its move is applied: ``acknowledged``)."""
         raise NotImplementedError
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
@@ -231,9 +234,12 @@ class LocalMailbox(Mailbox):
                 self._inbox[bot_id].append(result)
                 self._wake(f"inbox:{bot_id}")
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
+                        settled_for: str = "") -> None:
         key = f"{match_id}:{turn_id}"
         with self._lock:
+            if settled_for:
+                self._pending[settled_for].pop(key, None)
             self._moves.setdefault(key, move)  # the first answer counts
             self._wake(f"move:{key}")
 
@@ -504,13 +510,17 @@ class RedisMailbox(Mailbox):
         await self._push(self._k("inbox", bot_id), json.dumps(result), KEY_TTL, self._k("pending", bot_id),
                          drop=f"{match_id}:{turn_id}")
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
-        # An answer nobody waits for any more expires on its own.
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
+                        settled_for: str = "") -> None:
+        # An answer nobody waits for any more expires on its own. Settled for the bot: its
+        # pending turn goes in the same step.
+        book = self._k("pending", settled_for) if settled_for else ""
+        drop = f"{match_id}:{turn_id}" if settled_for else ""
         if reply_to.startswith(self._k("replies", "")):
             reply = {"match_id": match_id, "turn_id": turn_id, "move": move}
-            await self._push(reply_to, json.dumps(reply), REPLY_TTL)
+            await self._push(reply_to, json.dumps(reply), REPLY_TTL, book, drop=drop)
         else:
-            await self._push(self._k("move", match_id, turn_id), json.dumps(move), REPLY_TTL)
+            await self._push(self._k("move", match_id, turn_id), json.dumps(move), REPLY_TTL, book, drop=drop)
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
         desk = self._desks.get(id(asyncio.get_running_loop()))

@@ -143,6 +143,7 @@ class _Table:
             move_time=self.clock.move,
             sample=lambda: house.sampler(state, seat, self.seed, turn_id)().to_json(),
             forced=tuple(self.forced[seat]),
+            strikes=self.strikes[seat],
         )
         self.forced[seat].clear()
         start = time.perf_counter()

@@ -49,6 +49,7 @@ class Turn:
     # This seat's forced decisions since its previous turn, as ``(turn id, action)``: applied
     # by the runner without asking (a single legal action), told to the bot with this turn.
     forced: tuple[tuple[int, str], ...] = ()
+    strikes: int = 0  # the seat's strikes in this match so far
 
     def to_json(self) -> dict[str, Any]:
         """The turn as JSON-ready data (what a mailbox carries)."""

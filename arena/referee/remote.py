@@ -72,6 +72,7 @@ class RemotePlayer:
     # preferences): else the runner applies its forced decisions without asking.
     every_decision: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
+    _acknowledged: int | None = field(default=None, init=False)  # the turn the gateway answered OK
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
@@ -90,6 +91,8 @@ class RemotePlayer:
             "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
             # When the turn first left: a turn sent again on a new stream keeps its deadline.
             "sent_at": time.time(),
+            # What an OK result for this turn tells the bot, should the gateway give it.
+            "strikes": turn.strikes,
         }
         if turn.forced:
             message["forced"] = [list(decision) for decision in turn.forced]
@@ -106,6 +109,7 @@ class RemotePlayer:
             if move.get("timeout"):
                 return Timed(None, seconds, timed_out=True)
             action, _, self._detail = resolve(move, turn.legal_actions)
+            self._acknowledged = turn.turn_id if move.get("acknowledged") else None
             return Timed(action, seconds)
         except Forfeited as gone:
             self._last_latency_ms = int((time.monotonic() - sent) * 1000)
@@ -115,8 +119,12 @@ class RemotePlayer:
 
     async def decided(self, turn_id: int, action: str, code: str, strikes: int) -> None:
         """Called by the runner once the turn is decided: the bot learns the code, the
-        action applied for it and its strikes; the turn stops being pending."""
+        action applied for it and its strikes; the turn stops being pending. A move the
+        gateway acknowledged (legal and in time on its stream: it sent the OK itself and
+        settled the turn) needs nothing more when the runner applies it."""
         match_id = self.info.match_id
+        if code == "ok" and self._acknowledged == turn_id:
+            return  # the gateway told the bot already, and settled the turn with its move
         await self.mailbox.settle(self.bot_id, match_id, turn_id, {
             "kind": "move_result", "match_id": match_id, "turn_id": turn_id,
             "code": code.upper(), "detail": "" if code == "ok" else self._detail,

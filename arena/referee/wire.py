@@ -73,6 +73,16 @@ def to_mailbox_move(move: gateway_pb2.Move, latency_ms: float | None = None,
     return body | timing(latency_ms, resent)
 
 
+def chosen(move: gateway_pb2.Move, legal: list[str]) -> str | None:
+    """The legal action ``move`` names (by id or by index), or None when it names none."""
+    choice = move.WhichOneof("choice")
+    if choice == "action":
+        return move.action if move.action in legal else None
+    if choice == "index":
+        return legal[move.index] if move.index < len(legal) else None
+    return None
+
+
 def timed_out(latency_ms: float, resent: bool = False) -> dict[str, Any]:
     """The gateway's answer for a bot whose turn's time ran out on its stream."""
     return {"timeout": True} | timing(latency_ms, resent)

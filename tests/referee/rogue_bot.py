@@ -3,7 +3,7 @@ another language would be), not the SDK. It prints one JSON line per message it 
 
     python -m tests.referee.rogue_bot MODE   (ARENA_ADDRESS, ARENA_BOT_TOKEN from the env)
 
-Modes: good, slow, late, illegal, malformed, oversized, wrong_match, wrong_turn, replay,
+Modes: good, slow, late, illegal, illegal_once, malformed, oversized, wrong_match, wrong_turn, replay,
 index, die_after_3, one_at_a_time, paced, hijack:MATCH_ID, replay_after (each move sent again once
 its result is in). After a final GatewayError it reads on, to print the stream's status."""
 
@@ -48,7 +48,9 @@ def main(mode: str) -> None:
             if kind == "move_result":
                 r = message.move_result
                 code = gateway_pb2.MoveResult.Code.Name(r.code)
-                print(json.dumps({"kind": kind, "turn": r.turn_id, "match": r.match_id, "code": code}), flush=True)
+                print(json.dumps({"kind": kind, "turn": r.turn_id, "match": r.match_id, "code": code,
+                                  "applied": r.applied_action, "latency_ms": r.latency_ms, "strikes": r.strikes}),
+                      flush=True)
                 if mode == "replay_after" and code == "OK":
                     send_move(r.match_id, r.turn_id, action=r.applied_action)
                 continue
@@ -83,6 +85,8 @@ def main(mode: str) -> None:
                 # Answer every turn after its time is up, on a thread, as a slow bot would.
                 wait = (turn.deadline_ms + turn.time_bank_ms) / 1000 + 0.3
                 threading.Timer(wait, send_move, (turn.match_id, turn.turn_id), {"action": first}).start()
+            elif mode == "illegal_once":  # an illegal first move, then good ones
+                send_move(turn.match_id, turn.turn_id, action=first if turns > 1 else "definitely not legal")
             elif mode == "illegal":
                 send_move(turn.match_id, turn.turn_id, action="definitely not legal")
             elif mode == "malformed":

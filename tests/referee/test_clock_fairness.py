@@ -62,9 +62,10 @@ class StalledMailbox(LocalMailbox):
                 asyncio.get_running_loop().call_later(BLOCK_AFTER, time.sleep, STALL)
         return message, held
 
-    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "") -> None:
+    async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
+                        settled_for: str = "") -> None:
         self.posted[turn_id] = move
-        await super().post_move(match_id, turn_id, move, reply_to)
+        await super().post_move(match_id, turn_id, move, reply_to, settled_for)
 
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         self.asked.append(turn["turn_id"])

@@ -277,3 +277,39 @@ def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple
     assert min(r.duration for r in results.values()) > tight.move + tight.bank
     for result in results.values():
         assert set(seat0_codes(result)) == {"ok"}, seat0_codes(result)
+
+
+def test_a_good_move_is_answered_by_the_gateway_and_the_runner_sends_nothing_more(
+        gateway: tuple[ServerThread, Mailbox]) -> None:
+    """A legal move in time: the gateway tells the bot OK at once (the action applied, the time
+    charged, the strikes so far) and settles the turn with the move; the runner applies it and
+    sends no result of its own. A bad move is still judged and answered by the runner."""
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "illegal_once")
+    settled: list[Any] = []  # the results the runner delivered itself
+
+    async def watched(box: Mailbox) -> Any:
+        runner_settle = box.settle
+
+        async def settle(bot_id: str, match_id: str, turn_id: int, result: Any = None) -> None:
+            settled.append(result)
+            await runner_settle(bot_id, match_id, turn_id, result)
+
+        box.settle = settle  # type: ignore[method-assign]
+        players = [remote(box, "1", "m", 0), HousePlayer(GAME, "random", 1, 3)]
+        return await run_match(GAME, players, 3, clock=Clock(move=2, bank=2), match_id="m")
+
+    result = run_with(mailbox, watched)
+    events = finish(bot, ended, "the match's end")
+    mine = [d for d in result.decisions if d.seat == 0 and d.code != "forced"]
+    results = [e for e in events if e.get("kind") == "move_result"]
+    answers = {e["turn"]: e for e in results}
+    assert [d.code for d in mine][:1] == ["illegal"] and {d.code for d in mine[1:]} == {"ok"}
+    assert sorted(e["turn"] for e in results) == [d.turn for d in mine], "one result per turn asked, no second"
+    for decision in mine[1:]:
+        answer = answers[decision.turn]
+        assert (answer["code"], answer["applied"], answer["strikes"]) == ("OK", decision.action, 1)
+        assert answer["latency_ms"] == int(decision.ms)
+    assert answers[mine[0].turn]["code"] == "ILLEGAL"
+    assert [r["code"] for r in settled if r is not None] == ["ILLEGAL"], "the runner answered the bad move only"
+    assert run_with(mailbox, lambda box: box.pending_turns("1")) == [], "no turn left pending"
