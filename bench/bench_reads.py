@@ -16,7 +16,7 @@ Idle and loaded phases alternate ``ROUNDS`` times:
    are allowed: on 429 they wait the ``Retry-After`` they are told. The bot plays as many
    decisions again.
 
-Goal (issue 22, "Expensive anonymous reads"): the loaded p99 at most 1.5x the idle p99.
+Goal (expensive anonymous reads): the loaded p99 at most 1.5x the idle p99.
 ``python -m bench reads``.
 """
 

@@ -222,7 +222,7 @@ def test_a_value_of_the_wrong_type_is_refused_in_every_attribute(name: str) -> N
 
 
 def test_the_reported_attack_is_refused_at_once() -> None:
-    """issue 22: Bastard Brag with num_players 2*10^7 took seconds and hundreds of MB."""
+    """The reported attack: Bastard Brag with num_players 2*10^7 took seconds and hundreds of MB."""
     game = games.get("bastard_brag")
     data = game.new_state(2, 1).to_json()
     data["state"]["num_players"] = 20_000_000

@@ -1,4 +1,4 @@
-"""The heuristic house bot against the random bot (issue: >= 70 % two-player wins).
+"""The heuristic house bot against the random bot (goal: >= 70 % two-player wins).
 
 Measured with ``evaluate("trekking_the_world", "heuristic", "random", 2, 1000)``: 100 %
 (mean rank 1.00 also at 3 and 4 players). The test holds a fixed seed set to that figure

@@ -1,4 +1,4 @@
-"""The Rules service can never stall, starve or kill the server (issue 22, section 1).
+"""The Rules service can never stall, starve or kill the server.
 
 A real server, its real pool of worker processes and real clients: the reported attack is
 refused at once; a call made heavy on purpose (``rules_stall``) runs in a worker while the

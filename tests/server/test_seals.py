@@ -1,4 +1,4 @@
-"""Seals that hold (issue 22 §2) with `arena serve` on the embedded default, a real SQLite
+"""Seals that hold with `arena serve` on the embedded default, a real SQLite
 store and a real bot process: deal seeds are keyed by a secret of each tournament, a rerun of
 the same deals reproduces them, and a deal stays sealed on every reader while any match plays
 it, whatever its tournament's status."""

@@ -65,7 +65,7 @@ def test_tournament_completes_and_recompute_equals_incremental(db_url):
 
 
 def test_a_duplicate_group_is_rated_once_it_is_over(db_url):
-    """Issue 22 §2: the leaderboard told a finished rotation's result while its twin was
+    """The leaderboard once told a finished rotation's result while its twin was
     played. A group's Elo now moves when its last rotation is recorded, or when its other
     rotations end without a result (cancelled, failed); ratings replay agrees at every step."""
     from arena.store.models import Result

@@ -40,7 +40,7 @@ def test_seeds_are_stable_across_runs():
 
 
 def test_deal_seeds_depend_on_the_secret_key():
-    """The attack of issue 22: with a public derivation, one finished group's seed and a
+    """The chosen-seed attack: with a public derivation, one finished group's seed and a
     search over small master seeds gave the master seed and so every live deal. Keyed, the
     same master seed and coordinates under another key give unrelated deals, and a search
     over master seeds without the key finds nothing."""

@@ -231,7 +231,7 @@ def test_a_transcript_whose_result_the_actions_do_not_give_is_refused(client, st
         response = client.get(f"/api/v1/matches/{store.faulty_match}/replay")
         assert response.status_code == 409 and str(changed) in response.json()["detail"]
 def test_a_twins_results_are_sealed_on_every_page_and_endpoint(client, store):
-    """Issue 22 §2: while the second rotation of a deal waits, the finished first rotation's
+    """While the second rotation of a deal waits, the finished first rotation's
     ranks, scores, strikes, decision count and duration were on its JSON, the tournament page
     (deal groups and standings), the bot pages (recent matches, opponents) and the status
     figures. Every reader now asks the disclosure rule."""

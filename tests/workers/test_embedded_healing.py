@@ -105,7 +105,7 @@ def kill(process: subprocess.Popen) -> None:
 
 
 def test_a_killed_embedded_server_started_again_plays_what_it_left(served, tmp_path):
-    """The fault of issue 22 §5: an SDK bot and house bots in a rated tournament on an
+    """The embedded healing fault: an SDK bot and house bots in a rated tournament on an
     embedded server, killed while the bot's matches are played; the next server plays them
     again with nobody typing a command, the bot reconnects, and the tournament ends with
     every match recorded once and the ratings consistent."""
