@@ -200,6 +200,16 @@ class ArenaSettings(BaseSettings):
     challenges_at_once: int = Field(default=8, ge=1, le=10_000,
         description="Unfinished challenges one bot may be seated in, asked or accepted (a bot's "
                     "`max_at_once` may ask for fewer of the latter); past it `RESOURCE_EXHAUSTED`.")
+    # The ladder (``workers.ladder``): connected bots paired for rated matches by themselves.
+    ladder: bool = Field(default=True,
+        description="Whether `arena serve` runs the ladder: every connected bot is paired for rated "
+                    "matches, in complete duplicate groups, in the games of its Hello (one leader for "
+                    "all servers, elected as the supervisor is).")
+    ladder_seconds: float = Field(default=2.0, gt=0, le=600,
+        description="How often the ladder's leader pairs the connected bots that have room for a match.")
+    ladder_search_matches: int = Field(default=2, ge=0, le=10_000,
+        description="Ladder matches the house `search` bot plays at once, over every board (its CPU "
+                    "bound); `0` keeps it off the ladder.")
     grace_seconds: float = Field(default=30.0, ge=0,
         description="How long a disconnected bot may stay away before it forfeits (not the 5 s a "
                     "stopping server gives the calls in flight).")

@@ -31,6 +31,20 @@ from tests.support.grpc import ServerThread, by_token
 from tests.support.services import postgres_admin_url, private_redis, redis_answers
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_ladder_unless_asked() -> Iterator[None]:
+    """``arena serve`` runs the ladder by default, which pairs every connected bot: the tests of
+    other things count their matches exactly, so the ladder runs only where a test asks for it
+    (``tests/server/test_ladder.py`` and its neighbours)."""
+    before = os.environ.get("ARENA_LADDER")
+    os.environ["ARENA_LADDER"] = "0"
+    yield
+    if before is None:
+        os.environ.pop("ARENA_LADDER", None)
+    else:
+        os.environ["ARENA_LADDER"] = before
+
+
 @pytest.fixture(scope="session")
 def shared_redis(tmp_path_factory):
     """A Redis URL: the machine's Redis when it answers, else a private server."""

@@ -92,10 +92,10 @@ def test_defaults_are_the_documented_ones_and_a_mapping_is_read_alone(monkeypatc
     monkeypatch.setenv("ARENA_BATCH_SIZE", "3")
     model = load({})
     assert (model.batch_size, model.visibility_timeout, model.task_time_limit, model.max_attempts) == (16, 3600, 1800, 5)
-    # A server built in code (a test, the demo) reads without a rate limit unless it asks;
-    # every other default is the documented one.
-    assert ServerSettings.from_settings(load({})) == ServerSettings(read_rate="20/second;600/minute")
-    assert ServerSettings().read_rate == ""
+    # A server built in code (a test, the demo) reads without a rate limit and runs no ladder
+    # unless it asks; every other default is the documented one.
+    assert ServerSettings.from_settings(load({})) == ServerSettings(read_rate="20/second;600/minute", ladder=True)
+    assert ServerSettings().read_rate == "" and not ServerSettings().ladder
 
 
 def test_the_operations_table_is_the_generated_one() -> None:

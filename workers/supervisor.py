@@ -111,6 +111,33 @@ def held_match_ids() -> set[int]:
     return ids
 
 
+class RedisLeader:
+    """One leader among processes sharing a Redis: whoever holds ``key`` (set to its ``name``,
+    with a time-to-live of three ``interval``s, renewed by each ``lead()``). A leader that dies
+    stops renewing and another takes over within three intervals."""
+
+    def __init__(self, client: Any, key: str, name: str, interval: float) -> None:
+        self.client, self.key, self.name = client, key, name
+        self.ttl_ms = max(1000, int(interval * 3000))
+
+    def lead(self) -> bool:
+        """Take or keep the leadership; True while this process holds it."""
+        if self.client.set(self.key, self.name, nx=True, px=self.ttl_ms):
+            return True
+        if self.client.get(self.key) == self.name.encode():
+            self.client.pexpire(self.key, self.ttl_ms)
+            return True
+        return False
+
+    def release(self) -> None:
+        """Give the leadership up, so another takes over at once."""
+        try:
+            if self.client.get(self.key) == self.name.encode():
+                self.client.delete(self.key)
+        except Exception:
+            pass  # the key's time-to-live ends it anyway
+
+
 class BaseSupervisor:
     """The sweeps every supervisor makes, whatever carries its matches; ``sweep()`` once, or
     ``start()`` a thread that sweeps. It is handed how to send matches again (``send``); a
@@ -239,6 +266,7 @@ class Supervisor(BaseSupervisor):
         self.key = f"arena:supervisor:{self.queues[0]}"
         self.held_key = f"arena:held:{self.queues[0]}"
         self.client = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
+        self.leader = RedisLeader(self.client, self.key, self.name, interval)
 
     @classmethod
     def from_settings(cls, send: Send, name: str | None = None) -> Supervisor | None:
@@ -252,13 +280,7 @@ class Supervisor(BaseSupervisor):
 
     def lead(self) -> bool:
         """Take or keep the leadership; True while this supervisor holds it."""
-        ttl = max(1000, int(self.interval * 3000))
-        if self.client.set(self.key, self.name, nx=True, px=ttl):
-            return True
-        if self.client.get(self.key) == self.name.encode():
-            self.client.pexpire(self.key, ttl)
-            return True
-        return False
+        return self.leader.lead()
 
     def report_held(self) -> int:
         """Note, with the time, the match ids of the tasks this worker holds (reserved or
@@ -298,11 +320,7 @@ class Supervisor(BaseSupervisor):
             ).scalars())
 
     def _release(self) -> None:
-        try:
-            if self.client.get(self.key) == self.name.encode():
-                self.client.delete(self.key)
-        except Exception:
-            pass  # the key's time-to-live ends it anyway
+        self.leader.release()
         self.client.close()
 
 

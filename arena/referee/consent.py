@@ -1,4 +1,5 @@
-"""A bot's consent to being challenged: the ``ChallengePolicy`` of its Hello.
+"""A bot's consent: the games and table sizes of its Hello (``offered``, ``plays``: what it is
+seated in and paired in on the ladder) and its ``ChallengePolicy`` (who may challenge it).
 
 The gateway publishes the policy beside the bot's presence (``Mailbox.set_prefs``, in Redis
 when distributed), so that whichever server answers ``Arena.Challenge`` reads the policy of
@@ -15,6 +16,35 @@ from typing import Any
 # just as often.
 MAX_NAMES = 1000
 MAX_NAME = 200
+
+
+# The largest table a Hello may name (no game seats more).
+MAX_TABLE = 16
+
+
+def offered(hello: Any) -> dict[str, Any]:
+    """What ``hello`` (a ``gateway_pb2.Hello``) plays, as the mailbox keeps it: ``games``
+    (empty = every game) and ``table_sizes`` (empty = two players). Too long a list, or a
+    size no game has, is a ValueError."""
+    games = list(hello.games)
+    if len(games) > MAX_NAMES or any(len(name) > MAX_NAME for name in games):
+        raise ValueError(f"games: at most {MAX_NAMES} names of at most {MAX_NAME} characters")
+    sizes = sorted(set(hello.table_sizes))
+    if any(not 2 <= size <= MAX_TABLE for size in sizes):
+        raise ValueError(f"table_sizes: each from 2 to {MAX_TABLE}")
+    return {"games": sorted(set(games)), "table_sizes": sizes}
+
+
+def plays(prefs: dict[str, Any], game: str) -> bool:
+    """Whether a bot with the mailbox preferences ``prefs`` plays ``game`` (its Hello's
+    ``games``; empty = every game)."""
+    games = prefs.get("games") or []
+    return not games or game in games
+
+
+def table_sizes(prefs: dict[str, Any]) -> list[int]:
+    """The table sizes a bot plays on the ladder (two players unless its Hello says more)."""
+    return list(prefs.get("table_sizes") or [2])
 
 
 def published(hello: Any) -> dict[str, Any]:

@@ -172,6 +172,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
 
         try:
+            plays = consent.offered(first.hello)
             challenges = consent.published(first.hello)
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
@@ -184,7 +185,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
                                                        "every_decision": first.hello.every_decision,
                                                        "max_matches": stream.max_matches,
-                                                       "challenges": challenges})
+                                                       **plays, "challenges": challenges})
         await self.mailbox.claim(identity.bot_id, stream.connection)
         metrics.CONNECTED.inc()
         log.info("bot %s connected", identity.name)

@@ -107,6 +107,10 @@ class Mailbox:
         """The connection that holds the bot now, or None."""
         raise NotImplementedError
 
+    async def online(self) -> list[str]:
+        """The bots with a live stream now, on any gateway (the ladder pairs them)."""
+        raise NotImplementedError
+
     async def offline_since(self, bot_id: str) -> float | None:
         """Epoch seconds since the bot has had no live connection (None when connected;
         the Unix epoch when it has never connected)."""
@@ -261,6 +265,10 @@ class LocalMailbox(Mailbox):
     async def holder(self, bot_id: str) -> str | None:
         with self._lock:
             return self._holders.get(bot_id)
+
+    async def online(self) -> list[str]:
+        with self._lock:
+            return sorted(self._holders)
 
     async def offline_since(self, bot_id: str) -> float | None:
         with self._lock:
@@ -529,19 +537,30 @@ class RedisMailbox(Mailbox):
         return await self._pop(self._k("move", match_id, turn_id), timeout)  # type: ignore[no-any-return]
 
     async def claim(self, bot_id: str, connection: str) -> None:
+        now = time.time()
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(self._k("holder", bot_id), connection, px=int(self.presence_ttl * 1000))
-        pipe.set(self._k("seen", bot_id), repr(time.time()), ex=KEY_TTL)
+        pipe.set(self._k("seen", bot_id), repr(now), ex=KEY_TTL)
+        # The bots online, scored by when their presence lapses: a gateway that dies stops
+        # renewing its bots, which then drop out of ``online`` as their holders expire.
+        pipe.zadd(self._k("online"), {bot_id: now + self.presence_ttl})
         await pipe.execute()
 
     async def release(self, bot_id: str, connection: str) -> None:
         # Only the holder may let go: a replaced connection must not log out its successor.
         script = (
             "if redis.call('get', KEYS[1]) == ARGV[1] then "
-            "redis.call('del', KEYS[1]); redis.call('set', KEYS[2], ARGV[2], 'EX', ARGV[3]) end"
+            "redis.call('del', KEYS[1]); redis.call('set', KEYS[2], ARGV[2], 'EX', ARGV[3]); "
+            "redis.call('zrem', KEYS[3], ARGV[4]) end"
         )
-        await self.redis.eval(script, 2, self._k("holder", bot_id), self._k("seen", bot_id),
-                              connection, repr(time.time()), KEY_TTL)
+        await self.redis.eval(script, 3, self._k("holder", bot_id), self._k("seen", bot_id), self._k("online"),
+                              connection, repr(time.time()), KEY_TTL, bot_id)
+
+    async def online(self) -> list[str]:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zremrangebyscore(self._k("online"), "-inf", time.time())
+        pipe.zrange(self._k("online"), 0, -1)
+        return sorted((await pipe.execute())[1])
 
     async def holder(self, bot_id: str) -> str | None:
         value = await self.redis.get(self._k("holder", bot_id))

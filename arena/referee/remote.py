@@ -18,6 +18,7 @@ from typing import Any
 
 from arena.games import dumps
 
+from . import consent
 from .mailbox import Mailbox
 from .players import Disconnected, Timed, Turn
 
@@ -154,6 +155,8 @@ class RemotePlayer:
             prefs = await self.mailbox.prefs(self.bot_id)
             self._wants_samples = bool(prefs.get("want_sample_state"))
             self.every_decision = bool(prefs.get("every_decision"))
+            if not consent.plays(prefs, self.info.game):
+                raise Forfeited(f"bot {self.bot_id} does not play {self.info.game} (its Hello's games)")
             if self.challenge or await self.mailbox.enter_match(self.bot_id, self.info.match_id,
                                                                 int(prefs.get("max_matches", 1))):
                 return

@@ -56,6 +56,10 @@ async def start(settings: ServerSettings) -> RunningServer:
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
     ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
+    if settings.ladder:
+        from workers import ladder
+
+        running.background.append(asyncio.create_task(ladder.from_settings(gateway.mailbox).run(), name="ladder"))
     return running
 
 

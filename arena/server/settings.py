@@ -48,6 +48,9 @@ class ServerSettings:
     challenge_bank_seconds: float = DEFAULT.challenge_bank_seconds
     challenges_per_minute: int = DEFAULT.challenges_per_minute
     challenges_at_once: int = DEFAULT.challenges_at_once
+    # The ladder: off unless asked in servers built in code (tests, benchmarks, the demo);
+    # ``from_settings`` gives the model's (on).
+    ladder: bool = False
 
     @staticmethod
     def from_settings(settings: ArenaSettings) -> ServerSettings:

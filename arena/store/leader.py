@@ -31,25 +31,31 @@ log = logging.getLogger(__name__)
 # The advisory lock's key: any fixed 64-bit number that no other application on the same
 # PostgreSQL uses (these are the bytes of "arenasup").
 ADVISORY_KEY = int.from_bytes(b"arenasup", "big") - (1 << 63)
+ROLES = ("", "ladder")  # the leaders a store elects: the supervisor's, the ladder's
 
 
-def lock_file(url: str) -> str | None:
-    """The file whose lock elects the leader of the SQLite store at ``url``; None for any
-    other store (and for an in-memory one)."""
+def lock_file(url: str, role: str = "") -> str | None:
+    """The file whose lock elects the leader of the SQLite store at ``url`` (for ``role``:
+    the supervisor's is the plain one); None for any other store (and for an in-memory one)."""
     url = db.normalize_url(url)
     if not url.startswith("sqlite"):
         return None
     path = url.split("///", 1)[-1] if "///" in url else ""
     path = path.split("?", 1)[0]
-    return f"{path}.leader" if path and path != ":memory:" else None
+    suffix = f".{role}" if role else ""
+    return f"{path}{suffix}.leader" if path and path != ":memory:" else None
 
 
 class StoreLeader:
     """``lead()`` takes or keeps the leadership of the store at ``url`` and says whether this
-    process holds it; ``release()`` gives it up (dying gives it up too)."""
+    process holds it; ``release()`` gives it up (dying gives it up too). Each ``role`` (the
+    supervisor's, ``""``; the ladder's, ``"ladder"``) elects its own leader."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, role: str = "") -> None:
         self.url = db.normalize_url(url)
+        self.role = role
+        # One advisory lock per role: the supervisor's key, and the next numbers for the others.
+        self.key = ADVISORY_KEY + ROLES.index(role)
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = None
         self._connection: sa.Connection | None = None
@@ -58,7 +64,7 @@ class StoreLeader:
         with self._lock:
             if self.url.startswith("postgresql"):
                 return self._lead_postgres()
-            path = lock_file(self.url)
+            path = lock_file(self.url, self.role)
             if path is None:
                 return True  # in memory: nobody else can see this store
             return self._lead_file(path)
@@ -93,7 +99,7 @@ class StoreLeader:
                 self._drop_connection()
         connection = db.engine(self.url).connect()
         try:
-            got = bool(connection.execute(sa.select(sa.func.pg_try_advisory_lock(ADVISORY_KEY))).scalar_one())
+            got = bool(connection.execute(sa.select(sa.func.pg_try_advisory_lock(self.key))).scalar_one())
             connection.commit()
         except BaseException:
             connection.close()
@@ -121,7 +127,7 @@ class StoreLeader:
                 self._file = None
             if self._connection is not None:
                 try:
-                    self._connection.execute(sa.select(sa.func.pg_advisory_unlock(ADVISORY_KEY)))
+                    self._connection.execute(sa.select(sa.func.pg_advisory_unlock(self.key)))
                     self._connection.commit()
                 except sa.exc.SQLAlchemyError:
                     pass  # the connection is gone, and the lock with it

@@ -47,6 +47,12 @@ class Bot(_Table, table=True):
     strategy: str | None = Field(default=None, max_length=64)
     think: float = 0.0
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    # Versions (``arena.store.versions``): the first version of this bot, when it is a later
+    # one; its number (1 for the first); when a newer version replaced it (it then keeps its
+    # history and leaves the ladder).
+    version_of: int | None = None
+    version: int = Field(default=1, sa_column=sa.Column(sa.Integer, nullable=False, server_default="1"))
+    retired_at: datetime | None = Field(default=None, sa_column=_when(True))
 
 
 # Names are unique whatever their case (``Alice`` blocks ``alice``): the store says so itself,
@@ -67,10 +73,18 @@ class BotToken(_Table, table=True):
 
 
 class Tournament(_Table, table=True):
-    """A set of matches over one or more games; ``spec`` keeps how it was drawn up."""
+    """A set of matches over one or more games; ``spec`` keeps how it was drawn up. ``kind``
+    is ``round_robin`` (drawn up whole by an operator) or ``ladder`` (one per ``board``, the
+    game and table size as ``durak:2``, into which the ladder writes groups as it pairs bots:
+    ``arena.tournaments.ladder``)."""
+
+    __table_args__ = (sa.Index("ix_tournament_kind_status", "kind", "status"),)
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(default="", max_length=200)
+    kind: str = Field(default="round_robin", sa_column=sa.Column(sa.String(16), nullable=False,
+                                                                 server_default="round_robin"))
+    board: str | None = Field(default=None, sa_column=sa.Column(sa.String(80), nullable=True))
     status: str = Field(default=TournamentStatus.RUNNING, max_length=16)  # a ``TournamentStatus``
     rated: bool = True
     seed: int = Field(default=0, sa_column=sa.Column(sa.BigInteger, nullable=False))
@@ -190,3 +204,17 @@ class RatingHistory(_Table, table=True):
     game: str = Field(max_length=64)
     before: float
     after: float
+
+
+class LadderEntry(_Table, table=True):
+    """A bot the ladder saw connected at its last pass: the games and table sizes it accepts
+    (empty: every game; two seats), the matches at once it asked for and how many of its ladder
+    matches were in play. Rewritten by the ladder's leader on every pass; the web face reads it."""
+
+    __tablename__ = "ladder_entry"
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    games: list[str] = Field(default_factory=list, sa_column=sa.Column(sa.JSON, nullable=False))
+    table_sizes: list[int] = Field(default_factory=list, sa_column=sa.Column(sa.JSON, nullable=False))
+    max_matches: int = 1
+    in_play: int = 0
+    seen_at: datetime = Field(default_factory=utcnow, sa_column=_when())

@@ -226,6 +226,7 @@ class Player {
         client: SDK_VERSION, want_sample_state: Boolean(this.bot.wantSampleState),
         challenges: challengePolicy(this.bot.challenges),
         every_decision: Boolean(this.bot.everyDecision),
+        table_sizes: [...(this.bot.tableSizes ?? [])],
       } });
     });
   }

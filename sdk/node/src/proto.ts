@@ -74,6 +74,6 @@ export interface WireChallengePolicy {
 }
 export type BotMessage =
   | { hello: { games: string[]; max_matches: number; client: string; want_sample_state: boolean;
-      challenges: WireChallengePolicy; every_decision: boolean } }
+      challenges: WireChallengePolicy; every_decision: boolean; table_sizes: number[] } }
   | { move: WireMove }
   | { pong: { nonce: string } };

@@ -97,8 +97,10 @@ export interface Challenges {
  * event loop for every match: move it to a worker thread (node:worker_threads).
  */
 export interface Bot {
-  /** Game names you play (informational; empty or absent = every game). */
+  /** Game names you play, on the ladder and anywhere you are seated (empty or absent = every game). */
   games?: string[];
+  /** Table sizes you play on the ladder (empty or absent = 2 players). */
+  tableSizes?: number[];
   /** Matches at once; the server may grant fewer. Default 1. */
   maxMatches?: number;
   /** Ask for `Turn.sampleState` on every turn (for search; costs bandwidth). */

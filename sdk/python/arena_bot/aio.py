@@ -69,7 +69,8 @@ T = TypeVar("T")
 
 class AsyncBot:
     """Subclass and implement ``act``. As for ``arena_bot.sdk.Bot``: ``games`` limits what the bot
-    is offered (empty = all), ``max_matches`` is how many matches it plays at once,
+    is offered and paired in on the ladder (empty = all), ``table_sizes`` the table sizes it plays
+    on the ladder (empty = 2 players), ``max_matches`` is how many matches it plays at once,
     ``want_sample_state`` asks for a resampled full state on every turn, ``challenges`` says
     which challenges from other bots it accepts (by default none), ``every_decision`` asks for
     the decisions with a single legal action too (by default they come in ``Turn.forced``).
@@ -78,6 +79,7 @@ class AsyncBot:
     plain functions (run inline too, unless ``blocking`` is true: then in a thread)."""
 
     games: list[str] = []
+    table_sizes: list[int] = []
     max_matches: int = 1
     want_sample_state: bool = False
     challenges: Challenges = Challenges()

@@ -131,8 +131,9 @@ class FinalError(RuntimeError):
 
 
 class Bot:
-    """Subclass and implement ``act``. ``games`` limits what the bot is offered (empty = all);
-    ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
+    """Subclass and implement ``act``. ``games`` limits what the bot is offered and paired in
+    on the ladder (empty = all); ``table_sizes`` the table sizes it plays on the ladder (empty =
+    2 players); ``max_matches`` is how many matches it plays at once; ``want_sample_state`` asks for a
     resampled full state on every turn, for search; ``challenges`` says which challenges from
     other bots it accepts (``Challenges``; by default none); ``every_decision`` asks for the
     decisions with a single legal action too (by default the referee applies them and lists
@@ -143,6 +144,7 @@ class Bot:
     not; ``True`` always in a thread; ``False`` always inline."""
 
     games: list[str] = []
+    table_sizes: list[int] = []
     max_matches: int = 1
     want_sample_state: bool = False
     challenges: Challenges = Challenges()
@@ -251,6 +253,7 @@ class Session:
         """The bot's side of the stream: Hello first, then whatever the handlers queue."""
         yield gateway_pb2.BotMessage(hello=gateway_pb2.Hello(
             games=list(self.bot.games), max_matches=max(1, self.bot.max_matches),
+            table_sizes=list(getattr(self.bot, "table_sizes", [])),
             client=self.client, want_sample_state=self.bot.want_sample_state,
             every_decision=bool(getattr(self.bot, "every_decision", False)),
             challenges=getattr(self.bot, "challenges", Challenges()).to_proto()))

@@ -1,0 +1,121 @@
+"""The ladder as a stranger meets it: ``arena serve`` started with nothing but a fresh store,
+bots registered and connected with their own tokens, and no admin call: each is rated within
+two minutes, in complete duplicate groups, and the leaderboard (command line and API) shows it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import sqlalchemy as sa
+from arena_bot.v1 import arena_pb2, arena_pb2_grpc
+
+from arena.store import db
+from arena.store.models import Match, Result, Tournament
+from tests.helpers import ARENA, ROOT, arena_serve, stop, wait_until
+from tests.support.services import free_port
+
+GAME = "crazy_eights"
+
+LADDER_BOT = textwrap.dedent("""
+    import random, sys
+    from arena_bot.sdk import Bot, run, Connection
+    import os
+
+    class Ladderer(Bot):
+        games = [sys.argv[1]]
+        max_matches = 2
+
+        def act(self, turn):
+            return random.choice(list(turn.legal_actions))
+
+    run(Ladderer(), Connection(address=os.environ["ARENA_ADDRESS"], token=os.environ["ARENA_BOT_TOKEN"]))
+""")
+
+
+@pytest.fixture
+def ladder_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    port = free_port()
+    env = dict(os.environ) | {
+        "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
+        "ARENA_GRPC_ADDRESS": f"127.0.0.1:{port}", "ARENA_GATEWAY_METRICS_PORT": "0",
+        "ARENA_LADDER_SECONDS": "0.5", "ARENA_LADDER_SEARCH_MATCHES": "0",
+    }
+    for name in ("ARENA_REDIS_URL", "ARENA_ADMIN_TOKEN", "ARENA_LADDER"):
+        env.pop(name, None)
+    with arena_serve(env, tmp_path / "serve.log"):
+        address = f"127.0.0.1:{port}"
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+        yield address, env
+
+
+def connect(address: str, env: dict[str, str], token: str, game: str = GAME) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", LADDER_BOT, game], cwd=ROOT,
+                            env=env | {"ARENA_ADDRESS": address, "ARENA_BOT_TOKEN": token},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def rated_groups(url: str) -> dict[tuple[int, int], list[tuple[str, list[int], bool]]]:
+    """Every ladder match by its duplicate group (tournament, deal): status, seating and
+    whether its Elo was applied."""
+    match_t, tournament_t, result_t = Match.__table__, Tournament.__table__, Result.__table__
+    with db.read(url) as connection:
+        rows = connection.execute(
+            sa.select(match_t.c.tournament_id, match_t.c.seed, match_t.c.status, match_t.c.seating,
+                      match_t.c.rated, result_t.c.rating_round)
+            .join(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+            .outerjoin(result_t, result_t.c.match_id == match_t.c.id)
+            .where(tournament_t.c.kind == "ladder")).all()
+    groups: dict[tuple[int, int], list[tuple[str, list[int], bool]]] = defaultdict(list)
+    for row in rows:
+        assert row.rated
+        groups[(row.tournament_id, row.seed)].append((row.status, list(row.seating), row.rating_round is not None))
+    return groups
+
+
+@pytest.mark.timeout(240)
+def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dict[str, str]]) -> None:
+    address, env = ladder_server
+    names = ["ada", "bram", "cleo"]
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        tokens = {name: stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name)).token for name in names}
+        bots = [connect(address, env, tokens[name]) for name in names]
+        try:
+            def rated() -> dict[str, arena_pb2.LeaderboardRow] | None:
+                board = {row.bot: row for row in stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows}
+                return board if all(board.get(name) and board[name].matches >= 2 for name in names) else None
+
+            board = wait_until(rated, timeout=120, poll=0.5, what="every bot rated")
+        finally:
+            for bot in bots:
+                stop(bot)
+    groups = rated_groups(env["ARENA_DATABASE_URL"])
+    seen: set[int] = set()
+    for matches in groups.values():
+        seatings = [tuple(seating) for _, seating, _ in matches]
+        # Whole groups: one deal in every rotation of its seats, written together.
+        assert sorted(seatings) == sorted(tuple(seatings[0][r:] + seatings[0][:r]) for r in range(len(seatings[0])))
+        # A group's Elo is applied to all of it once all of it is over, never to a part.
+        applied = {was_applied for _, _, was_applied in matches}
+        assert len(applied) == 1, matches
+        if applied == {True}:
+            assert {status for status, _, _ in matches} == {"done"}
+            seen.update(b for seating in seatings for b in seating)
+    assert len(seen) >= len(names) + 1, "the three bots and a house bot played rated groups"
+    for name in names:
+        assert board[name].matches % 2 == 0, "two-player groups are rated whole"
+    listed = subprocess.run([ARENA, "leaderboard", GAME, "--json"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["bot"]: row for row in json.loads(listed.stdout)["rows"]}
+    assert set(names) <= set(rows)
