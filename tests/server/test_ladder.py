@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,15 +27,15 @@ from tests.support.services import free_port
 GAME = "crazy_eights"
 
 LADDER_BOT = textwrap.dedent("""
-    import random, sys
+    import os, random, sys, time
     from arena_bot.sdk import Bot, run, Connection
-    import os
 
     class Ladderer(Bot):
         games = [sys.argv[1]]
         max_matches = 2
 
         def act(self, turn):
+            time.sleep(float(sys.argv[2]))  # its thinking time
             return random.choice(list(turn.legal_actions))
 
     run(Ladderer(), Connection(address=os.environ["ARENA_ADDRESS"], token=os.environ["ARENA_BOT_TOKEN"]))
@@ -47,7 +48,7 @@ def ladder_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     env = dict(os.environ) | {
         "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
         "ARENA_GRPC_ADDRESS": f"127.0.0.1:{port}", "ARENA_GATEWAY_METRICS_PORT": "0",
-        "ARENA_LADDER_SECONDS": "0.5", "ARENA_LADDER_SEARCH_MATCHES": "0",
+        "ARENA_LADDER_SECONDS": "0.5", "ARENA_LADDER_SEARCH_MATCHES": "0", "ARENA_GRACE_SECONDS": "2",
     }
     for name in ("ARENA_REDIS_URL", "ARENA_ADMIN_TOKEN", "ARENA_LADDER"):
         env.pop(name, None)
@@ -58,8 +59,9 @@ def ladder_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
         yield address, env
 
 
-def connect(address: str, env: dict[str, str], token: str, game: str = GAME) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", LADDER_BOT, game], cwd=ROOT,
+def connect(address: str, env: dict[str, str], token: str, game: str = GAME,
+            think: float = 0.0) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", LADDER_BOT, game, str(think)], cwd=ROOT,
                             env=env | {"ARENA_ADDRESS": address, "ARENA_BOT_TOKEN": token},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -119,3 +121,48 @@ def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dic
     assert listed.returncode == 0, listed.stderr
     rows = {row["bot"]: row for row in json.loads(listed.stdout)["rows"]}
     assert set(names) <= set(rows)
+
+
+def ladder_matches(url: str, bot_id: int) -> list[tuple[int, str, int]]:
+    """(match, status, seed) of the bot's ladder matches."""
+    match_t, tournament_t = Match.__table__, Tournament.__table__
+    with db.read(url) as connection:
+        rows = connection.execute(
+            sa.select(match_t.c.id, match_t.c.status, match_t.c.seed, match_t.c.seating)
+            .join(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+            .where(tournament_t.c.kind == "ladder")).all()
+    return [(r.id, r.status, r.seed) for r in rows if bot_id in r.seating]
+
+
+@pytest.mark.timeout(240)
+def test_a_bot_gone_mid_group_forfeits_its_seats_and_leaves_the_ladder(
+        ladder_server: tuple[str, dict[str, str]]) -> None:
+    """A bot killed in the middle of a group: its matches end by the rules for a vanished bot
+    (forfeit after the grace period), the group is rated whole, and the ladder seats it no
+    more while it is away."""
+    address, env = ladder_server
+    url = env["ARENA_DATABASE_URL"]
+    with grpc.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        made = stub.RegisterBot(arena_pb2.RegisterBotRequest(name="fleeting"))
+    bot_id = int(made.bot_id)
+    bot = connect(address, env, made.token, think=0.2)
+    try:
+        wait_until(lambda: any(status == "running" for _, status, _ in ladder_matches(url, bot_id)),
+                   timeout=60, what="a ladder match in play")
+    finally:
+        bot.kill()
+        bot.wait(10)
+    wait_until(lambda: all(status in ("done", "failed") for _, status, _ in ladder_matches(url, bot_id)),
+               timeout=120, poll=0.5, what="its matches to end without it")
+    played = ladder_matches(url, bot_id)
+    assert {status for _, status, _ in played} == {"done"}
+    with db.read(url) as connection:
+        seats = connection.execute(sa.text(
+            "SELECT forfeited FROM match_seat WHERE bot_id = :bot"), {"bot": bot_id}).scalars().all()
+    assert any(seats), "it forfeited the seats it left"
+    groups = rated_groups(url)
+    for matches in groups.values():
+        assert len({applied for _, _, applied in matches}) == 1, "every group rated whole"
+    time.sleep(3 * 0.5 + 1)  # three passes of the ladder with the bot away
+    assert len(ladder_matches(url, bot_id)) == len(played), "no new group for a bot that is away"
