@@ -66,6 +66,17 @@ def interval(elo: float, information: float) -> tuple[float, float]:
     return elo - half, elo + half
 
 
+# A rating whose 95 % interval is wider than this either side is provisional, shown with a
+# "?" as Lichess marks a rating it is not yet sure of: about ten even results from the prior.
+PROVISIONAL_HALF_WIDTH = 200.0
+
+
+def provisional(information: float) -> bool:
+    """Whether a rating with this much information is still provisional."""
+    low, high = interval(0.0, information)
+    return (high - low) / 2 > PROVISIONAL_HALF_WIDTH
+
+
 def win_credit(rank: int, ranks: Sequence[int]) -> float:
     """1 for an outright win, 1/k for a first place shared by k seats, else 0."""
     return 1.0 / list(ranks).count(1) if rank == 1 else 0.0

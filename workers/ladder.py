@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from arena import ratings
 from arena.clock import Clock
 from arena.games import names as game_names
 from arena.referee import consent
@@ -119,7 +120,7 @@ class Ladder:
                     del fixed["search"]  # the search bot's CPU is bounded
                 entrants = ladder.entrants(connection, board.game, seeker_ids, fixed.values())
                 seekers = sorted((entrants[b] for b in seeker_ids),
-                                 key=lambda e: (e.half <= ladder.PROVISIONAL_HALF_WIDTH, in_play[e.bot_id], e.bot_id))
+                                 key=lambda e: (e.half <= ratings.PROVISIONAL_HALF_WIDTH, in_play[e.bot_id], e.bot_id))
                 groups = ladder.pair(board.players, seekers, [entrants[h] for h in fixed.values()],
                                      ladder.meetings(connection, board))
                 scheduled += ladder.schedule(connection, board, groups, self.clock, nonce)

@@ -40,7 +40,7 @@ def print_leaderboard(game: str, rows: list[queries.LeaderboardRow]) -> None:
         table.add_column(header, justify="left" if header in ("bot", "last played") else "right", no_wrap=True)
     for r in rows:
         last = r.last_played.strftime("%Y-%m-%d %H:%M") if r.last_played else "-"
-        table.add_row(str(r.rank), r.bot, f"{r.elo:.0f}", f"[{r.low:.0f}, {r.high:.0f}]", str(r.matches),
+        table.add_row(str(r.rank), r.bot, f"{r.elo:.0f}" + ("?" if r.provisional else ""), f"[{r.low:.0f}, {r.high:.0f}]", str(r.matches),
                       f"{r.win_rate:.1%}", f"{r.mean_rank:.2f}", last)
     print_table(table, out)
 

@@ -202,7 +202,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.LeaderboardResponse(game=request.game, rows=[
             arena_pb2.LeaderboardRow(rank=r.rank, bot=r.bot, elo=r.elo, elo_low=r.low, elo_high=r.high,
                                      matches=r.matches, win_rate=r.win_rate, mean_rank=r.mean_rank,
-                                     last_played=r.last_played.isoformat() if r.last_played else "")
+                                     last_played=r.last_played.isoformat() if r.last_played else "",
+                                     provisional=r.provisional)
             for r in rows])
 
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, context: Any) -> arena_pb2.ListMatchesResponse:

@@ -56,6 +56,7 @@ class LeaderboardRow:
     win_rate: float
     mean_rank: float
     last_played: datetime | None
+    provisional: bool = False  # its interval is still wide (``arena.ratings.provisional``): shown with "?"
 
 
 def leaderboard(connection: Connection, game: str, limit: int = 50) -> list[LeaderboardRow]:
@@ -74,7 +75,8 @@ def leaderboard(connection: Connection, game: str, limit: int = 50) -> list[Lead
         board.append(
             LeaderboardRow(place, row.name, row.elo, low, high, row.matches,
                            row.wins / row.matches if row.matches else 0.0,
-                           row.rank_sum / row.matches if row.matches else 0.0, row.last_played)
+                           row.rank_sum / row.matches if row.matches else 0.0, row.last_played,
+                           ratings.provisional(row.information))
         )
     return board
 

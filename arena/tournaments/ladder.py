@@ -10,7 +10,7 @@ every other match.
 Who meets whom (``pair``): a bot waiting for a match is seated first with the bots it has met
 least on that board among those whose rating intervals overlap its own; newcomers, whose
 intervals are wide, overlap everyone and so meet a spread of opponents at once (they are
-*provisional* until the interval narrows, ``provisional``). The house bots (``random``,
+*provisional* until the interval narrows, ``arena.ratings.provisional``). The house bots (``random``,
 ``heuristic``, ``search``) stand on every board as fixed points, always there to play, so a bot
 alone on the server is rated too; the search bot's matches at once are bounded (its CPU).
 """
@@ -40,9 +40,6 @@ bot_t, entry_t = Bot.__table__, LadderEntry.__table__
 LADDER = "ladder"
 # The house bots every board has, where the game has them.
 FIXED_POINTS = ("random", "heuristic", "search")
-# A rating whose 95 % interval is wider than this either side is provisional (shown with a
-# "?"): about ten even results from a newcomer's prior (``arena.ratings``).
-PROVISIONAL_HALF_WIDTH = 200.0
 # Meetings per pair read back per board: enough to spread a newcomer's opponents, bounded so a
 # pass costs the same after a year of play.
 MEETINGS_WINDOW = 20_000
@@ -71,12 +68,6 @@ class Entrant:
     elo: float = ratings.INITIAL
     half: float = 1.96 * ratings.PRIOR_SD
     house: bool = False
-
-
-def provisional(information: float) -> bool:
-    """Whether a rating with this much information is still provisional."""
-    low, high = ratings.interval(0.0, information)
-    return (high - low) / 2 > PROVISIONAL_HALF_WIDTH
 
 
 def boards(game_names: Iterable[str], sizes: Sequence[int]) -> list[Board]:

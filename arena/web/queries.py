@@ -362,7 +362,8 @@ def bot_page(connection: Connection, name: str, recent: int = 20, faults: int = 
             rating_t.c.game == r.game, rating_t.c.elo > r.elo)).scalar_one()
         ratings_out.append({"game": r.game, "rank": above + 1, "elo": r.elo, "low": low, "high": high,
                             "matches": r.matches, "win_rate": _ratio(r.wins, r.matches),
-                            "mean_rank": _ratio(r.rank_sum, r.matches), "last_played": r.last_played})
+                            "mean_rank": _ratio(r.rank_sum, r.matches), "last_played": r.last_played,
+                            "provisional": ratings.provisional(r.information)})
     older = [seat_t.c.match_id < before] if before is not None else []
     recent_ids = list(connection.execute(
         sa.select(seat_t.c.match_id).where(seat_t.c.bot_id == bot.id, *older)

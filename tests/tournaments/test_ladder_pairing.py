@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from arena.tournaments.ladder import Entrant, pair, provisional
+from arena.ratings import provisional
+from arena.tournaments.ladder import Entrant, pair
 
 RANDOM, HEURISTIC = Entrant(100, 1200, 60, house=True), Entrant(101, 1700, 60, house=True)
 

@@ -143,7 +143,7 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "matches", "win_rate", "mean_rank", "last_played")
+    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "matches", "win_rate", "mean_rank", "last_played", "provisional")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +153,7 @@ class LeaderboardRow(_message.Message):
     WIN_RATE_FIELD_NUMBER: _ClassVar[int]
     MEAN_RANK_FIELD_NUMBER: _ClassVar[int]
     LAST_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -162,7 +163,8 @@ class LeaderboardRow(_message.Message):
     win_rate: float
     mean_rank: float
     last_played: str
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., matches: _Optional[int] = ..., win_rate: _Optional[float] = ..., mean_rank: _Optional[float] = ..., last_played: _Optional[str] = ...) -> None: ...
+    provisional: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., matches: _Optional[int] = ..., win_rate: _Optional[float] = ..., mean_rank: _Optional[float] = ..., last_played: _Optional[str] = ..., provisional: _Optional[bool] = ...) -> None: ...
 
 class LeaderboardResponse(_message.Message):
     __slots__ = ("game", "rows")
