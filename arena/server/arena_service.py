@@ -18,13 +18,14 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
 from arena.clock import Clock
+from arena.errors import BadInput
 from arena.games import BadOptions
 from arena.ratelimit import RateLimiter, Unavailable, per_minute
 from arena.referee import external
 from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.settings import load as load_settings
-from arena.store import bot_tokens, db, disclosure, queries
+from arena.store import bot_tokens, db, disclosure, queries, versions
 from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
@@ -101,6 +102,26 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         except bot_tokens.NameTaken as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
+        return arena_pb2.RegisterBotResponse(bot_id=str(made.bot_id), name=made.name, token=made.token)
+
+    async def RegisterVersion(self, request: arena_pb2.RegisterVersionRequest,
+                              context: Any) -> arena_pb2.RegisterBotResponse:
+        """A bot's own token registers its next version (the admin has no bot of its own)."""
+        who = await self.access.require_bot(context)
+        if who.bot is None:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "a new version is registered with the bot's own token")
+            raise AssertionError  # not reached: abort raises
+        if len(request.owner) > 200:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "owner has at most 200 characters")
+        bot_id = int(who.bot.bot_id)
+        try:
+            made = await self._db(lambda c: versions.new_version(c, bot_id, request.name, request.owner))
+        except bot_tokens.NameTaken as error:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
+        except versions.Retired as error:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, brief(str(error)))
+        except BadInput as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         return arena_pb2.RegisterBotResponse(bot_id=str(made.bot_id), name=made.name, token=made.token)
 

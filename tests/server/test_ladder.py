@@ -12,6 +12,7 @@ import textwrap
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from datetime import UTC
 from pathlib import Path
 
 import grpc
@@ -20,7 +21,7 @@ import sqlalchemy as sa
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.store import db
-from arena.store.models import Match, Result, Tournament
+from arena.store.models import Bot, Match, Result, Tournament
 from tests.helpers import ARENA, ROOT, arena_serve, stop, wait_until
 from tests.support.services import free_port
 
@@ -84,6 +85,22 @@ def rated_groups(url: str) -> dict[tuple[int, int], list[tuple[str, list[int], b
     return groups
 
 
+def seated_since(url: str, name: str, when: float) -> list[int]:
+    """The ladder matches seating bot ``name`` written after ``when`` (epoch seconds)."""
+    match_t, tournament_t, bot_t = Match.__table__, Tournament.__table__, Bot.__table__
+    with db.read(url) as connection:
+        bot_id = connection.execute(sa.select(bot_t.c.id).where(bot_t.c.name == name)).scalar_one()
+        rows = connection.execute(
+            sa.select(match_t.c.id, match_t.c.seating, match_t.c.created_at)
+            .join(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+            .where(tournament_t.c.kind == "ladder")).all()
+    return [r.id for r in rows if bot_id in r.seating and r.created_at.replace(tzinfo=UTC).timestamp() > when]
+
+
+def bearer(token: str) -> tuple[tuple[str, str]]:
+    return (("authorization", f"Bearer {token}"),)
+
+
 @pytest.mark.timeout(240)
 def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dict[str, str]]) -> None:
     address, env = ladder_server
@@ -98,6 +115,18 @@ def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dic
                 return board if all(board.get(name) and board[name].matches >= 2 for name in names) else None
 
             board = wait_until(rated, timeout=120, poll=0.5, what="every bot rated")
+            # A new version of ada, with ada's own token: rated on its own, while ada (still
+            # connected) leaves the ladder and keeps its history.
+            newer = stub.RegisterVersion(arena_pb2.RegisterVersionRequest(), metadata=bearer(tokens["ada"]))
+            assert newer.name == "ada-v2"
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.RegisterVersion(arena_pb2.RegisterVersionRequest(), metadata=bearer(tokens["ada"]))
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "ada-v2" in refused.value.details()
+            retired_at = time.time()
+            bots.append(connect(address, env, newer.token))
+            wait_until(lambda: any(row.bot == "ada-v2" and row.matches >= 2 for row in
+                                   stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows),
+                       timeout=60, poll=0.5, what="the new version rated")
         finally:
             for bot in bots:
                 stop(bot)
@@ -117,6 +146,9 @@ def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dic
     for name in names:
         assert board[name].matches % 2 == 0, "two-player groups are rated whole"
         assert board[name].provisional, "a few matches leave a newcomer's rating provisional"
+    # Ada's groups begun before her retirement end and count; none began a pass after it.
+    assert not seated_since(env["ARENA_DATABASE_URL"], "ada", retired_at + 1.0)
+    assert seated_since(env["ARENA_DATABASE_URL"], "ada-v2", retired_at)
     listed = subprocess.run([ARENA, "leaderboard", GAME, "--json"], env=env, cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr

@@ -24,6 +24,14 @@ class RegisterBotResponse(_message.Message):
     token: str
     def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
+class RegisterVersionRequest(_message.Message):
+    __slots__ = ("name", "owner")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    owner: str
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ...) -> None: ...
+
 class RevokeBotRequest(_message.Message):
     __slots__ = ("name",)
     NAME_FIELD_NUMBER: _ClassVar[int]

@@ -40,6 +40,11 @@ class ArenaStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.RegisterBotRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
                 _registered_method=True)
+        self.RegisterVersion = channel.unary_unary(
+                '/arena.v1.Arena/RegisterVersion',
+                request_serializer=arena_dot_v1_dot_arena__pb2.RegisterVersionRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
+                _registered_method=True)
         self.RevokeBot = channel.unary_unary(
                 '/arena.v1.Arena/RevokeBot',
                 request_serializer=arena_dot_v1_dot_arena__pb2.RevokeBotRequest.SerializeToString,
@@ -93,6 +98,14 @@ class ArenaServicer:
 
     def RegisterBot(self, request, context):
         """Register a bot; returns its token once (admin only when registration is closed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterVersion(self, request, context):
+        """Bot: register a new version of the calling bot; returns it with its token (shown once).
+        bot
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -173,6 +186,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     request_deserializer=arena_dot_v1_dot_arena__pb2.RegisterBotRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.RegisterBotResponse.SerializeToString,
             ),
+            'RegisterVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterVersion,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.RegisterVersionRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.RegisterBotResponse.SerializeToString,
+            ),
             'RevokeBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RevokeBot,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.RevokeBotRequest.FromString,
@@ -246,6 +264,33 @@ class Arena:
             target,
             '/arena.v1.Arena/RegisterBot',
             arena_dot_v1_dot_arena__pb2.RegisterBotRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Arena/RegisterVersion',
+            arena_dot_v1_dot_arena__pb2.RegisterVersionRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
             options,
             channel_credentials,
