@@ -38,9 +38,9 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def arena_serve(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A real ``arena serve`` process with the environment ``env``, output to ``log``."""
-    process = subprocess.Popen([ARENA, "serve"], env=env, cwd=ROOT,
+def arena_serve(env: dict[str, str], log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A real ``arena serve`` process (with ``args``) and the environment ``env``, output to ``log``."""
+    process = subprocess.Popen([ARENA, "serve", *args], env=env, cwd=ROOT,
                                stdout=log.open("ab"), stderr=subprocess.STDOUT)
     try:
         yield process

@@ -60,8 +60,18 @@ def leaderboard(request: Request, game: str,
 @router.get("/bots/{name}", summary="A bot: ratings, rating history, opponents, matches, strikes")
 def bot(request: Request, name: str, before: Before = None) -> dict[str, Any]:
     """``recent`` holds 20 matches, older than ``before`` when given; ``older`` is the
-    ``before`` of the next page (null on the last)."""
-    return views.bot(_url(request), name, before)
+    ``before`` of the next page (null on the last). ``ladder``: its ``state`` (connected,
+    queued, playing, away or retired) and, for a bot with several versions, each version's
+    ratings and results against the opponents two versions met."""
+    return views.bot(_url(request), name, before, request.app.state.settings.ladder_seconds)
+
+
+@router.get("/ladder", summary="The ladder: bots online per game, its boards, the latest groups")
+def ladder_view(request: Request) -> dict[str, Any]:
+    """``online``: per game, the connected bots that play it (``playing``: in a match now);
+    ``boards``: per game and table size, its ladder tournament, matches in play and played;
+    ``groups``: the latest duplicate groups played out, with each bot's points."""
+    return views.ladder_page(_url(request), request.app.state.settings.ladder_seconds)
 
 
 @router.get("/tournaments", summary="Tournaments, newest first")

@@ -70,7 +70,13 @@ def leaderboard(request: Request, game: str, sort: str = "rank", order: str | No
 
 @router.get("/bots/{name}")
 def bot(request: Request, name: str, before: Before = None) -> HTMLResponse:
-    return render(request, "bot.html", bot=views.bot(_url(request), name, before))
+    return render(request, "bot.html", bot=views.bot(_url(request), name, before,
+                                                     request.app.state.settings.ladder_seconds))
+
+
+@router.get("/ladder")
+def ladder(request: Request) -> HTMLResponse:
+    return render(request, "ladder.html", ladder=views.ladder_page(_url(request), request.app.state.settings.ladder_seconds))
 
 
 @router.get("/tournaments")

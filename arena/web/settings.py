@@ -28,6 +28,7 @@ class WebSettings:
     read_rate: str  # requests per peer address (``arena.ratelimit`` notation); empty: no limit
     replay_cache_bytes: int  # replays of finished matches kept, by the size of their JSON
     live_snapshot_seconds: float  # how long every viewer shares one read of a live page
+    ladder_seconds: float = 2.0  # the ladder's pass, to tell its fresh view of who is online from a stale one
 
     @staticmethod
     def from_settings(settings: ArenaSettings) -> WebSettings:
@@ -38,6 +39,7 @@ class WebSettings:
             read_rate=settings.web_read_rate,
             replay_cache_bytes=settings.replay_cache_mb << 20,
             live_snapshot_seconds=settings.live_snapshot_seconds,
+            ladder_seconds=settings.ladder_seconds,
         )
 
     @property

@@ -13,7 +13,7 @@ from arena.games import house
 from arena.store import db, queries
 from arena.store.statuses import MatchStatus, TournamentStatus
 
-from . import caches, live, replay
+from . import caches, ladder, live, replay
 from . import queries as web_queries
 
 
@@ -66,12 +66,19 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
     return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows}
 
 
-def bot(url: str | None, name: str, before: int | None = None) -> dict[str, Any]:
-    """A bot's page; its recent matches a page at a time (those older than ``before``)."""
+def bot(url: str | None, name: str, before: int | None = None, ladder_seconds: float = 2.0) -> dict[str, Any]:
+    """A bot's page; its recent matches a page at a time (those older than ``before``); where
+    it stands on the ladder and its versions."""
     with db.read(url) as c:
         page = web_queries.bot_page(c, name, before=before)
         page["history"] = web_queries.rating_history(c, page["id"])
+        page["ladder"] = ladder.bot_ladder(c, page["id"], ladder_seconds)
     return page
+
+
+def ladder_page(url: str | None, ladder_seconds: float) -> dict[str, Any]:
+    with db.read(url) as c:
+        return ladder.ladder_page(c, ladder_seconds)
 
 
 def tournaments(url: str | None, status: str | None, limit: int, before: int | None = None) -> list[dict[str, Any]]:

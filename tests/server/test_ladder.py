@@ -16,6 +16,7 @@ from datetime import UTC
 from pathlib import Path
 
 import grpc
+import httpx
 import pytest
 import sqlalchemy as sa
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
@@ -45,7 +46,9 @@ LADDER_BOT = textwrap.dedent("""
 
 @pytest.fixture
 def ladder_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    port = free_port()
+    """``arena serve`` on its defaults but a quick ladder, with the web face beside it
+    (``env["WEB"]`` is its address)."""
+    port, web = free_port(), free_port()
     env = dict(os.environ) | {
         "PYTHONPATH": str(ROOT), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'arena.db'}",
         "ARENA_GRPC_ADDRESS": f"127.0.0.1:{port}", "ARENA_GATEWAY_METRICS_PORT": "0",
@@ -53,11 +56,20 @@ def ladder_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     }
     for name in ("ARENA_REDIS_URL", "ARENA_ADMIN_TOKEN", "ARENA_LADDER"):
         env.pop(name, None)
-    with arena_serve(env, tmp_path / "serve.log"):
+    with arena_serve(env, tmp_path / "serve.log", "--web", f"127.0.0.1:{web}"):
         address = f"127.0.0.1:{port}"
         with grpc.insecure_channel(address) as channel:
             grpc.channel_ready_future(channel).result(timeout=30)
-        yield address, env
+        wait_until(lambda: answers(f"http://127.0.0.1:{web}/api/v1/ladder"), timeout=60, poll=0.3,
+                   what="the web face to answer")
+        yield address, env | {"WEB": f"http://127.0.0.1:{web}"}
+
+
+def answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def connect(address: str, env: dict[str, str], token: str, game: str = GAME,
@@ -97,6 +109,12 @@ def seated_since(url: str, name: str, when: float) -> list[int]:
     return [r.id for r in rows if bot_id in r.seating and r.created_at.replace(tzinfo=UTC).timestamp() > when]
 
 
+def web_json(env: dict[str, str], path: str) -> dict:
+    answer = httpx.get(env["WEB"] + path, timeout=10)
+    answer.raise_for_status()
+    return answer.json()
+
+
 def bearer(token: str) -> tuple[tuple[str, str]]:
     return (("authorization", f"Bearer {token}"),)
 
@@ -127,6 +145,13 @@ def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dic
             wait_until(lambda: any(row.bot == "ada-v2" and row.matches >= 2 for row in
                                    stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows),
                        timeout=60, poll=0.5, what="the new version rated")
+            # The web face: who is online in the game (the retired version is not), the board.
+            ladder = wait_until(lambda: web_json(env, "/api/v1/ladder") if {
+                b["bot"] for b in web_json(env, "/api/v1/ladder")["online"].get(GAME, [])} == {"bram", "cleo", "ada-v2"}
+                else None, timeout=30, poll=0.5, what="the ladder page to show who is online")
+            assert [b["board"] for b in ladder["boards"]] == [f"{GAME}:2"] and ladder["groups"]
+            assert web_json(env, "/api/v1/bots/ada")["ladder"]["state"] == "retired"
+            assert web_json(env, "/api/v1/bots/cleo")["ladder"]["state"] in ("connected", "queued", "playing")
         finally:
             for bot in bots:
                 stop(bot)
@@ -154,6 +179,11 @@ def test_connected_bots_are_rated_without_an_admin(ladder_server: tuple[str, dic
     assert listed.returncode == 0, listed.stderr
     rows = {row["bot"]: row for row in json.loads(listed.stdout)["rows"]}
     assert set(names) <= set(rows) and all(rows[name]["provisional"] for name in names)
+    on_the_web = {row["bot"]: row for row in web_json(env, f"/api/v1/games/{GAME}/leaderboard")["rows"]}
+    assert {name: on_the_web[name]["matches"] for name in names} == {name: rows[name]["matches"] for name in names}
+    page = httpx.get(f"{env['WEB']}/bots/ada-v2", timeout=10).text
+    assert "Versions" in page and "retired" in page and 'href="/bots/ada"' in page
+    assert "ada-v2" in httpx.get(f"{env['WEB']}/ladder", timeout=10).text
 
 
 def ladder_matches(url: str, bot_id: int) -> list[tuple[int, str, int]]:
