@@ -60,6 +60,7 @@ EXAMPLES: dict[str, list[str]] = {
     "serve": ["arena serve --address 0.0.0.0:50051 --web 0.0.0.0:8080"],
     "bot register": ["arena bot register mybot --owner me@example.org", "arena bot register mybot --json"],
     "bot revoke": ["arena bot revoke mybot", "arena bot revoke mybot --json"],
+    "bot new-version": ["arena bot new-version --token $ARENA_BOT_TOKEN", "arena bot new-version mybot-2 --json"],
     "challenge": ["arena challenge crazy_eights mybot house:heuristic --token $ARENA_BOT_TOKEN",
                   "arena challenge durak mybot house:random --address arena.example.org:443 --tls --json",
                   "arena challenge durak mybot house:random --address localhost:50051 --ca cert.pem"],

@@ -43,6 +43,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rev.add_argument("name")
     add_json_flag(rev)
     rev.set_defaults(func=run_revoke)
+    ver = actions.add_parser("new-version", help="register the next version of your bot, with its token, on "
+                             "the running server (the old version keeps its history and leaves the ladder)")
+    ver.add_argument("name", nargs="?", default="", help="the new version's name (default <first name>-v<N>)")
+    ver.add_argument("--owner", default="", help="who to contact about this version")
+    ver.add_argument("--token", default=None, help="the bot's token (default ARENA_BOT_TOKEN)")
+    ver.add_argument("--address", help="the server (default ARENA_ADDRESS or 127.0.0.1:50051)")
+    ver.add_argument("--ca", type=Path, metavar="FILE", help="connect with TLS, trusting this PEM certificate")
+    ver.add_argument("--tls", action="store_true", default=None, help="connect with TLS, trusting the system's roots")
+    add_json_flag(ver)
+    ver.set_defaults(func=run_new_version)
 
     challenge = subparsers.add_parser("challenge", help="an unrated match against chosen opponents")
     challenge.add_argument("game")
@@ -225,3 +235,32 @@ def print_challenge(result: dict) -> None:
     for seat in result["seats"]:
         finish = f"rank {seat['rank']}, score {seat['score']:g}" if seat["rank"] is not None else "no result"
         print(f"  seat {seat['seat']}: {seat['bot']:<16} {finish}")
+
+
+def run_new_version(args: argparse.Namespace) -> int:
+    """Ask the running server for the calling bot's next version (Arena.RegisterVersion)."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # one line for a refused handshake, as ``challenge``
+    import grpc
+    from arena_bot.v1 import arena_pb2, arena_pb2_grpc
+
+    from arena.server.challenge import client_channel
+
+    # Client-side variables of the bot SDK (``arena_bot``), not the server's settings.
+    address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
+    token = args.token or os.environ.get("ARENA_BOT_TOKEN")
+    if not token:
+        raise BadInput("a new version is registered with the bot's own token (--token or ARENA_BOT_TOKEN)")
+    with client_channel(address, args.ca, args.tls) as channel:
+        try:
+            made = arena_pb2_grpc.ArenaStub(channel).RegisterVersion(
+                arena_pb2.RegisterVersionRequest(name=args.name, owner=args.owner),
+                metadata=(("authorization", f"Bearer {token}"),), timeout=30)
+        except grpc.RpcError as error:
+            raise ArenaError(f"{address}: {error.details()}") from None
+    if args.json:
+        print_json({"id": int(made.bot_id), "name": made.name, "token": made.token})
+        return 0
+    print(f"registered {made.name} (id {made.bot_id}), the new version; the old one leaves the ladder")
+    print(f"token: {made.token}")
+    print("This token is shown once. Run the new version with ARENA_BOT_TOKEN set to it.")
+    return 0
