@@ -61,6 +61,17 @@ for _outcome in ("led", "standby", "error"):
 for _part in ("supervisor", "leases"):
     HEALING_CPU.labels(part=_part)
 
+LADDER_PASSES = Counter("arena_ladder_passes",
+                        "Passes of the ladder, by outcome (led: this server leads and paired the connected "
+                        "bots; standby: another server leads; error: the database or Redis could not be used)",
+                        ["outcome"])
+LADDER_SCHEDULED = Counter("arena_ladder_scheduled_matches", "Matches the ladder wrote and sent (whole groups)")
+LADDER_CPU = Counter("arena_ladder_cpu_seconds",
+                     "CPU time of the ladder's passes in this process: reading who is connected, pairing, "
+                     "writing the groups")
+for _outcome in ("led", "standby", "error"):
+    LADDER_PASSES.labels(outcome=_outcome)
+
 FAULT_CODES = ("timeout", "illegal", "malformed", "disconnected")
 
 

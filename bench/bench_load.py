@@ -329,6 +329,7 @@ def run(sizes: Sizes) -> None:
             "ARENA_LIVE_QUEUE": f"{queue}.live", "ARENA_MAILBOX_PREFIX": f"load:{uuid.uuid4().hex[:8]}:",
             "ARENA_GATEWAY_METRICS_PORT": "0", "ARENA_METRICS_PORT": "0",
             "ARENA_MAX_MATCHES_PER_BOT": str(sizes.per_bot), "ARENA_MAX_TOURNAMENT_MATCHES": "1000000",
+            "ARENA_LADDER": "0",  # the schedule is the bench's own (the ladder has its bench)
         }
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         saved = dict(os.environ)  # the benches that run next get the environment back as it was

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena_bot.aio import Fleet, run_fleet
-from arena_bot.cli import challenges, connection, parser
+from arena_bot.cli import challenges, connection, names, parser
 
 from .aio_random_bot import AsyncRandomBot
 
@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> None:
     options.add_argument("--streams-per-channel", type=int, default=16,
                          help="streams on one connection; the server's ARENA_MAX_STREAMS (default 16)")
     options.add_argument("--seed", type=int, help="seed the bots' choices (bot n gets seed + n)")
+    options.add_argument("--games", type=names, default=(), metavar="GAME,...",
+                         help="the games the bots play, on the ladder and wherever seated (default every game)")
     args = options.parse_args(argv)
     if args.streams_per_channel < 1:
         options.error("--streams-per-channel must be at least 1")
@@ -48,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     for n, (name, token) in enumerate(tokens):
         bot = AsyncRandomBot(None if args.seed is None else args.seed + n)
         bot.max_matches = args.max_matches
+        bot.games = list(args.games)
         bot.challenges = challenges(args, bot.challenges)
         fleet.add(bot, connection(args, token), name)
     run_fleet(fleet)

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from arena import ratings
+from arena import metrics, ratings
 from arena.clock import Clock
 from arena.games import names as game_names
 from arena.referee import consent
@@ -82,17 +82,35 @@ class Ladder:
     async def pass_once(self) -> list[int]:
         """One pass; returns the ids of the matches it scheduled and sent (none when it does
         not lead)."""
-        if not await asyncio.to_thread(self.leader.lead):
-            return []
-        self.passes += 1
-        online: dict[int, dict[str, Any]] = {}
-        for bot_id in await self.mailbox.online():
-            if not await self.mailbox.revoked(bot_id):
-                online[int(bot_id)] = await self.mailbox.prefs(bot_id)
-        scheduled = await asyncio.to_thread(self._schedule, online)
-        if scheduled:
-            await asyncio.to_thread(self.send, scheduled)
+        try:
+            if not await asyncio.to_thread(self.leader.lead):
+                metrics.LADDER_PASSES.labels(outcome="standby").inc()
+                return []
+            self.passes += 1
+            started = time.thread_time()  # the loop's share: reading the mailbox
+            online: dict[int, dict[str, Any]] = {}
+            for bot_id in await self.mailbox.online():
+                if not await self.mailbox.revoked(bot_id):
+                    online[int(bot_id)] = await self.mailbox.prefs(bot_id)
+            metrics.LADDER_CPU.inc(time.thread_time() - started)
+            scheduled = await asyncio.to_thread(self._timed, self._schedule, online)
+            if scheduled:
+                await asyncio.to_thread(self._timed, self.send, scheduled)
+        except Exception:
+            metrics.LADDER_PASSES.labels(outcome="error").inc()
+            raise
+        metrics.LADDER_PASSES.labels(outcome="led").inc()
+        metrics.LADDER_SCHEDULED.inc(len(scheduled))
         return scheduled
+
+    @staticmethod
+    def _timed(work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)`` on this thread, its CPU time counted as the ladder's."""
+        started = time.thread_time()
+        try:
+            return work(*args)
+        finally:
+            metrics.LADDER_CPU.inc(time.thread_time() - started)
 
     def _schedule(self, online: dict[int, dict[str, Any]]) -> list[int]:
         """Pair and write the groups of this pass, in one transaction; the new match ids."""
