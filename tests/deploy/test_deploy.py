@@ -106,7 +106,9 @@ def test_dashboard_queries_name_exported_metrics():
     exported = {m._name for m in (metrics.MATCHES, metrics.MATCH_SECONDS, metrics.DECISIONS,
                                   metrics.DECISION_SECONDS, metrics.FAULTS, metrics.FORFEITS, metrics.TASK_RETRIES,
                                   metrics.MATCH_FAILURES, metrics.OUTAGE_SECONDS, metrics.RESENT,
-                                  metrics.SUPERVISOR_SWEEPS, metrics.HEALING_CPU)}
+                                  metrics.SUPERVISOR_SWEEPS, metrics.HEALING_CPU,
+                                  # ``arena serve``'s own (the arena-referee job scrapes it)
+                                  metrics.LADDER_PASSES, metrics.LADDER_SCHEDULED, metrics.LADDER_CPU)}
     exported.add("arena_queue_depth")
     for panel in dashboard["panels"]:
         for target in panel["targets"]:
