@@ -15,6 +15,11 @@ from arena.errors import ArenaError, first_line, outage
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+# What ``arena --help`` says first: whole sentences for the user (this module's docstring is
+# for whoever reads the code).
+DESCRIPTION = ("The arena, where bots play card games against each other: play a match in the terminal, "
+               "run tournaments, read the leaderboards and serve the gateway bots connect to.")
+
 # Modules that contribute sub-commands, in the order ``arena --help`` lists them.
 COMMAND_MODULES = [
     "games_cmd",
@@ -71,7 +76,7 @@ EXAMPLES: dict[str, list[str]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="arena", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
