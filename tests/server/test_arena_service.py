@@ -16,7 +16,7 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grp
 from arena import games
 from arena.server.embedded import BackgroundServer
 from arena.store import db
-from tests.support.grpc import ADMIN, GAME, register, start_bot, wait_connected
+from tests.support.grpc import ADMIN, GAME, bearer, register, start_bot, wait_connected
 
 
 def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_grpc.ArenaStub) -> None:
@@ -79,15 +79,19 @@ def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
     assert detail.decisions and {d.code for d in detail.decisions} - {"forced"} == {"ok"}
 
 
-def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
+def test_a_challenge_plays_unrated_or_is_refused_at_once_when_a_bot_is_away(
         arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
-    register(arena, "absent-bot")
-    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["absent-bot", "house:random"]), metadata=ADMIN)
-    deadline = time.monotonic() + 30
-    while arena.GetMatch(ref).summary.status == "scheduled" and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert arena.GetMatch(ref).summary.status == "aborted"
-    assert not arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows, "a challenge is unrated"
+    """A seat that is not connected, the challenger's own included, is refused at once and
+    named, with nothing written; before, the match was scheduled and aborted after the grace
+    period."""
+    absent = register(arena, "absent-bot")
+    away = [(ADMIN, ["absent-bot", "house:random"]), (bearer(absent), ["absent-bot", "house:random"])]
+    for metadata, players in away:
+        with pytest.raises(grpc.RpcError) as refused:
+            arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=players), metadata=metadata, timeout=5)
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert refused.value.details().startswith("bot absent-bot is not connected"), refused.value.details()
+    assert not arena.ListMatches(arena_pb2.ListMatchesRequest()).matches, "a refused challenge writes nothing"
 
     token = register(arena, "present-bot")
     bot = start_bot("arena_bot.examples.random_bot", server.address, token)
