@@ -49,7 +49,9 @@ EXAMPLES: dict[str, list[str]] = {
                           "arena tournament create --game all --bots heuristic,search --unrated",
                           "arena tournament create --game durak --bots heuristic,random --json",
                           "arena tournament create --game crazy_eights --bots heuristic,random,random-2 "
-                          "--sizes 2,3 --repetitions 4 --same-deals-as 1"],
+                          "--sizes 2,3 --repetitions 4 --same-deals-as 1",
+                          "arena tournament create --game yaniv --bots my-bot,heuristic --unrated --run "
+                          "--address 127.0.0.1:50051 --token $ARENA_ADMIN_TOKEN"],
     "tournament run": ["arena tournament run 1", "arena tournament run 1 --no-wait --json"],
     "tournament status": ["arena tournament status 1", "arena tournament status 1 --json"],
     "tournament list": ["arena tournament list", "arena tournament list --status running --limit 5",

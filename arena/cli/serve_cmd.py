@@ -153,11 +153,7 @@ def run_revoke(args: argparse.Namespace) -> int:
 def run_challenge(args: argparse.Namespace) -> int:
     """Ask the running server (``arena serve`` at ARENA_ADDRESS) for the challenge, so that it is
     played where the bots are connected, then wait for the result."""
-    import os
-
-    # gRPC's core logs a refused TLS handshake on stderr at INFO, beside the one line the user
-    # gets for it; set before gRPC is first imported, where it is read. An explicit setting wins.
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    quiet_grpc_core()
     import grpc
     from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
@@ -197,6 +193,13 @@ def run_challenge(args: argparse.Namespace) -> int:
     else:
         print_challenge(result)
     return 0 if result["status"] == MatchStatus.DONE else 1
+
+
+def quiet_grpc_core() -> None:
+    """For a command that is a client of the server. gRPC's core logs a refused TLS handshake
+    on stderr at INFO, beside the one line the user gets for it; set before gRPC is first
+    imported, where it is read. An explicit setting wins."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 
 def milliseconds(seconds: float) -> int:
