@@ -228,6 +228,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.MatchDetail(
             summary=summary(detail), options_json=games.dumps(detail["options"]), seed=detail["seed"] or 0,
             scores=[s["score"] for s in detail["seats"]], sealed=detail["sealed"],
+            seats=[arena_pb2.SeatResult(seat=s["seat"], bot=s["bot"] or "", score=s["score"], rank=s["rank"],
+                                        strikes=s["strikes"], forfeited=s["forfeited"]) for s in detail["seats"]],
             decisions=[arena_pb2.Decision(seat=d.seat, action=d.action, ms=int(d.ms), code=d.code)
                        for d in map(Decision.from_json, transcript.get("decisions", []))])
 

@@ -6,6 +6,7 @@ hashed tokens and revocation."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 
 import grpc
@@ -123,3 +124,28 @@ def test_a_revoked_token_is_cut_off_at_once_and_refused_after(arena: arena_pb2_g
             list(stub.Connect(iter([gateway_pb2.BotMessage(hello=gateway_pb2.Hello())]),
                               metadata=(("authorization", f"Bearer {token}"),)))
         assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_match_detail_and_challenge_json_carry_each_seats_strikes_and_forfeit(
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot that answers every turn with an illegal action forfeits on its third strike: the
+    detail and `arena challenge --json` say so by seat, beside ranks and scores."""
+    from arena.cli import main
+
+    token = register(arena, "rogue")
+    bot = start_bot("tests.referee.rogue_bot", server.address, token, "illegal")
+    try:
+        wait_connected(token)
+        code = main(["challenge", GAME, "rogue", "house:random", "--address", server.address,
+                     "--token", token, "--json"])
+    finally:
+        bot.terminate()
+        bot.communicate(timeout=10)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    assert [(s["bot"], s["strikes"], s["forfeited"]) for s in result["seats"]] == [("rogue", 3, True), ("random", 0, False)]
+    detail = arena.GetMatch(arena_pb2.MatchRef(match_id=str(result["match"])))
+    assert [(s.seat, s.bot, s.strikes, s.forfeited, s.rank) for s in detail.seats] == [
+        (0, "rogue", 3, True, 2), (1, "random", 0, False, 1)]
+    assert [s.score for s in detail.seats] == list(detail.scores)
