@@ -12,7 +12,7 @@ from arena_bot.v1 import arena_pb2_grpc
 
 from arena.cli import main
 from arena.server.embedded import BackgroundServer
-from tests.support.grpc import GAME, register, start_bot, wait_connected
+from tests.support.grpc import GAME, playing, register
 
 
 def test_an_embedded_run_refuses_external_bots_before_writing_anything(embedded, capsys) -> None:
@@ -34,14 +34,9 @@ def test_an_embedded_run_refuses_external_bots_before_writing_anything(embedded,
 def test_address_sends_the_tournament_to_the_server_and_follows_it_to_the_end(
         arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, capsys: pytest.CaptureFixture[str]) -> None:
     token = register(arena, "wire-bot")
-    bot = start_bot("arena_bot.examples.random_bot", server.address, token)
-    try:
-        wait_connected(token)
+    with playing("arena_bot.examples.random_bot", server.address, token):
         code = main(["tournament", "create", "--game", GAME, "--bots", "wire-bot,heuristic", "--unrated", "--run",
                      "--address", server.address, "--token", "admin-secret", "--seed", "5", "--json"])
-    finally:
-        bot.terminate()
-        bot.communicate(timeout=10)
     out, err = capsys.readouterr()
     assert code == 0, err
     status = json.loads(out)

@@ -17,7 +17,7 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grp
 from arena import games
 from arena.server.embedded import BackgroundServer
 from arena.store import db
-from tests.support.grpc import ADMIN, GAME, bearer, register, start_bot, wait_connected
+from tests.support.grpc import ADMIN, GAME, bearer, playing, register, start_bot, wait_connected
 
 
 def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_grpc.ArenaStub) -> None:
@@ -133,14 +133,9 @@ def test_match_detail_and_challenge_json_carry_each_seats_strikes_and_forfeit(
     from arena.cli import main
 
     token = register(arena, "rogue")
-    bot = start_bot("tests.referee.rogue_bot", server.address, token, "illegal")
-    try:
-        wait_connected(token)
+    with playing("tests.referee.rogue_bot", server.address, token, "illegal"):
         code = main(["challenge", GAME, "rogue", "house:random", "--address", server.address,
                      "--token", token, "--json"])
-    finally:
-        bot.terminate()
-        bot.communicate(timeout=10)
     out, err = capsys.readouterr()
     assert code == 0, err
     result = json.loads(out)
