@@ -150,6 +150,8 @@ def run_create(args: argparse.Namespace) -> int:
         raise BadInput("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
     if args.address:
         return run_on_server(args, bots, sizes)
+    if args.token or args.tls or args.ca:
+        raise BadInput("--token, --tls and --ca are for a server: give its --address HOST:PORT too")
     if args.run:
         refuse_unreachable(bots)  # played here, embedded: no external bot can be connected
         from workers.send import check_broker

@@ -54,3 +54,6 @@ def test_a_server_tournament_needs_the_admin_token(server: BackgroundServer, cap
     assert main([*argv, "--token", "not-the-admin"]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"arena: {server.address}: ") and len(error.splitlines()) == 1, error
+    assert main(argv[:-2] + ["--token", "admin-secret"]) == 2  # a token, but no server to send it to
+    assert capsys.readouterr().err.strip() == (
+        "arena: --token, --tls and --ca are for a server: give its --address HOST:PORT too")
