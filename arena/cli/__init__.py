@@ -15,6 +15,11 @@ from arena.errors import ArenaError, first_line, outage
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+# What ``arena --help`` says first: whole sentences for the user (this module's docstring is
+# for whoever reads the code).
+DESCRIPTION = ("The arena, where bots play card games against each other: play a match in the terminal, "
+               "run tournaments, read the leaderboards and serve the gateway bots connect to.")
+
 # Modules that contribute sub-commands, in the order ``arena --help`` lists them.
 COMMAND_MODULES = [
     "games_cmd",
@@ -44,7 +49,9 @@ EXAMPLES: dict[str, list[str]] = {
                           "arena tournament create --game all --bots heuristic,search --unrated",
                           "arena tournament create --game durak --bots heuristic,random --json",
                           "arena tournament create --game crazy_eights --bots heuristic,random,random-2 "
-                          "--sizes 2,3 --repetitions 4 --same-deals-as 1"],
+                          "--sizes 2,3 --repetitions 4 --same-deals-as 1",
+                          "arena tournament create --game yaniv --bots my-bot,heuristic --unrated --run "
+                          "--address 127.0.0.1:50051 --token $ARENA_ADMIN_TOKEN"],
     "tournament run": ["arena tournament run 1", "arena tournament run 1 --no-wait --json"],
     "tournament status": ["arena tournament status 1", "arena tournament status 1 --json"],
     "tournament list": ["arena tournament list", "arena tournament list --status running --limit 5",
@@ -72,7 +79,7 @@ EXAMPLES: dict[str, list[str]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="arena", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)

@@ -65,7 +65,9 @@ def run_show(args: argparse.Namespace) -> int:
     if transcript:
         print(f"  {len(transcript['decisions'])} decisions in {match['duration_ms']:.1f} ms"
               + (" (turn cap reached)" if transcript["capped"] else ""))
-        for turn, seat, action, ms, code in transcript["decisions"]:
+        # Numbered from 1 as on the web page (decision N, #dN) and in `arena play`; the turn
+        # id beside it is the protocol's, from 0 (docs/protocol.md).
+        for number, (turn, seat, action, ms, code) in enumerate(transcript["decisions"], 1):
             flag = "" if code == "ok" else f"  [{code}]"
-            print(f"  {turn:>5}  seat {seat}  {action:<30} {ms:>8.2f} ms{flag}")
+            print(f"  {number:>5}  turn {turn:<5}  seat {seat}  {action:<30} {ms:>8.2f} ms{flag}")
     return 0

@@ -163,11 +163,7 @@ def run_revoke(args: argparse.Namespace) -> int:
 def run_challenge(args: argparse.Namespace) -> int:
     """Ask the running server (``arena serve`` at ARENA_ADDRESS) for the challenge, so that it is
     played where the bots are connected, then wait for the result."""
-    import os
-
-    # gRPC's core logs a refused TLS handshake on stderr at INFO, beside the one line the user
-    # gets for it; set before gRPC is first imported, where it is read. An explicit setting wins.
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    quiet_grpc_core()
     import grpc
     from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
@@ -209,6 +205,13 @@ def run_challenge(args: argparse.Namespace) -> int:
     return 0 if result["status"] == MatchStatus.DONE else 1
 
 
+def quiet_grpc_core() -> None:
+    """For a command that is a client of the server. gRPC's core logs a refused TLS handshake
+    on stderr at INFO, beside the one line the user gets for it; set before gRPC is first
+    imported, where it is read. An explicit setting wins."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+
 def milliseconds(seconds: float) -> int:
     """A clock for the request, in range for its ``uint32`` (the server checks the rest)."""
     if not 0 <= seconds <= 4_000_000:
@@ -217,13 +220,17 @@ def milliseconds(seconds: float) -> int:
 
 
 def challenge_result(detail) -> dict:
-    """A finished (or aborted) challenge from the server's ``MatchDetail``: ranks and scores by
-    seat (none when aborted), the seed (None while the deal is sealed) and the moves made."""
+    """A finished (or aborted) challenge from the server's ``MatchDetail``: rank, score,
+    strikes and forfeit by seat (None when aborted), the seed (None while the deal is sealed)
+    and the moves made."""
     summary = detail.summary
-    ranks = list(summary.ranks)
-    scores = list(detail.scores)
-    seats = [{"seat": seat, "bot": bot, "rank": ranks[seat] if seat < len(ranks) else None,
-              "score": scores[seat] if seat < len(scores) else None} for seat, bot in enumerate(summary.players)]
+    results = {s.seat: s for s in detail.seats}
+    seats = []
+    for seat, bot in enumerate(summary.players):
+        found = results.get(seat)
+        seats.append({"seat": seat, "bot": bot, "rank": found.rank if found else None,
+                      "score": found.score if found else None, "strikes": found.strikes if found else None,
+                      "forfeited": found.forfeited if found else None})
     return {"match": int(summary.match_id), "game": summary.game, "status": summary.status,
             "seed": None if detail.sealed else detail.seed, "moves": len(detail.decisions),
             "winners": [s["seat"] for s in seats if s["rank"] == 1], "seats": seats}
@@ -234,6 +241,10 @@ def print_challenge(result: dict) -> None:
           + (f", seed {result['seed']}, {result['moves']} moves" if result["status"] == MatchStatus.DONE else ""))
     for seat in result["seats"]:
         finish = f"rank {seat['rank']}, score {seat['score']:g}" if seat["rank"] is not None else "no result"
+        if seat["forfeited"]:
+            finish += ", forfeited"
+        elif seat["strikes"]:
+            finish += f", {seat['strikes']} strike{'s' if seat['strikes'] > 1 else ''}"
         print(f"  seat {seat['seat']}: {seat['bot']:<16} {finish}")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import sqlalchemy as sa
 
@@ -26,6 +27,7 @@ from arena.tournaments import cancel_tournament, create_tournament, same_deals
 
 from .jsonout import add_json_flag, human_stream, print_json
 from .progress import ProgressBar
+from .tournament_remote import create_on_server, refuse_unreachable
 
 # Bounds of ``tournament list --limit``: the web API's listings stop at the same 1000 rows.
 LIST_LIMIT = (1, 1000)
@@ -57,6 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--option", action="append", default=[], metavar="GAME.NAME=VALUE",
                         help="a rule option for one game")
     create.add_argument("--run", action="store_true", help="dispatch the matches and wait for the end")
+    create.add_argument("--address", metavar="HOST:PORT",
+                        help="send the tournament to the running server there (Arena.CreateTournament, with "
+                             "the admin token), where external bots are connected, instead of writing it here")
+    create.add_argument("--token", default=None, help="with --address: the admin token (default ARENA_ADMIN_TOKEN)")
+    create.add_argument("--ca", type=Path, metavar="FILE",
+                        help="with --address: TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
+    create.add_argument("--tls", action="store_true", default=None,
+                        help="with --address: TLS, trusting the system's roots (default ARENA_TLS=1)")
     add_json_flag(create)
     create.set_defaults(func=run_create)
 
@@ -138,7 +148,12 @@ def run_create(args: argparse.Namespace) -> int:
     sizes = parse_sizes(args.sizes)
     if args.same_deals_as is not None and args.seed is not None:
         raise BadInput("--seed and --same-deals-as: give one or the other (--same-deals-as copies the seed)")
+    if args.address:
+        return run_on_server(args, bots, sizes)
+    if args.token or args.tls or args.ca:
+        raise BadInput("--token, --tls and --ca are for a server: give its --address HOST:PORT too")
     if args.run:
+        refuse_unreachable(bots)  # played here, embedded: no external bot can be connected
         from workers.send import check_broker
 
         check_broker()  # before writing: an unreachable broker must not leave a tournament behind
@@ -159,6 +174,20 @@ def run_create(args: argparse.Namespace) -> int:
     if args.json:
         print_json(status | {"failures": [], "matches": total})
     return 0
+
+
+def run_on_server(args: argparse.Namespace, bots: list[str], sizes: list[int] | None) -> int:
+    """``create --address``: the tournament made (and with ``--run`` played) by the server.
+    Exit code 0 only when it is created, or with ``--run`` done with no failed match."""
+    followed = create_on_server(args, parse_games(args.game), bots, sizes, parse_game_options(args.option))
+    if followed is None:
+        return 0
+    status, failed = followed
+    if args.json:
+        print_json(status | {"failures": failed})
+    else:
+        print_status(status, failed)
+    return 0 if status["status"] == TournamentStatus.DONE and not failed else 1
 
 
 def follow(tournament_id: int, wait: bool, as_json: bool = False, extra: dict | None = None) -> int:

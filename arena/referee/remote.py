@@ -78,27 +78,13 @@ class RemotePlayer:
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
             await self.prepare()
-        message = {
-            "kind": "turn",
-            "match_id": turn.match_id,
-            "turn_id": turn.turn_id,
-            "seat": turn.seat,
-            # Encoded once, here: the mailbox and the gateway carry the text as it is.
-            "observation_json": dumps(turn.observation),
-            "legal_actions": list(turn.legal_actions),
-            "deadline_ms": int(turn.move_time * 1000),
-            "time_bank_ms": int(turn.time_bank * 1000),
-            "last_move_latency_ms": self._last_latency_ms,
+        message = turn_message(turn, self._last_latency_ms, self._wants_samples) | {
             "match": self.info.to_json(),  # so a stream that reconnects mid-match can be told
             # When the turn first left: a turn sent again on a new stream keeps its deadline.
             "sent_at": time.time(),
             # What an OK result for this turn tells the bot, should the gateway give it.
             "strikes": turn.strikes,
         }
-        if turn.forced:
-            message["forced"] = [list(decision) for decision in turn.forced]
-        if self._wants_samples and turn.sample is not None:
-            message["sample_state"] = turn.sample()
         sent = self._sent = time.monotonic()
         self._detail = "no answer in time"
         try:
@@ -195,6 +181,29 @@ class RemotePlayer:
             "forfeited": bool(result.get("forfeited", [False] * (seat + 1))[seat]),
             "reason": result.get("reason", "finished"), "game": self.info.game, "seat": seat,
             "players": list(self.info.players), "tournament_id": self.info.tournament_id})
+
+
+def turn_message(turn: Turn, last_move_latency_ms: int, want_sample_state: bool) -> dict[str, Any]:
+    """The mailbox message of a turn for a bot (``arena.referee.wire`` makes it the protobuf
+    ``Turn``): what the seat may see and choose, its clock, its forced decisions since its
+    previous turn, and, when the bot asked for them, a sample state."""
+    message: dict[str, Any] = {
+        "kind": "turn",
+        "match_id": turn.match_id,
+        "turn_id": turn.turn_id,
+        "seat": turn.seat,
+        # Encoded once, here: the mailbox and the gateway carry the text as it is.
+        "observation_json": dumps(turn.observation),
+        "legal_actions": list(turn.legal_actions),
+        "deadline_ms": int(turn.move_time * 1000),
+        "time_bank_ms": int(turn.time_bank * 1000),
+        "last_move_latency_ms": last_move_latency_ms,
+    }
+    if turn.forced:
+        message["forced"] = [list(decision) for decision in turn.forced]
+    if want_sample_state and turn.sample is not None:
+        message["sample_state"] = turn.sample()
+    return message
 
 
 def bot_time(move: dict[str, Any], waited: float) -> float:

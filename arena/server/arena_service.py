@@ -250,11 +250,14 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.MatchDetail(
             summary=summary(detail), options_json=games.dumps(detail["options"]), seed=detail["seed"] or 0,
             scores=[s["score"] for s in detail["seats"]], sealed=detail["sealed"],
+            seats=[arena_pb2.SeatResult(seat=s["seat"], bot=s["bot"] or "", score=s["score"], rank=s["rank"],
+                                        strikes=s["strikes"], forfeited=s["forfeited"]) for s in detail["seats"]],
             decisions=[arena_pb2.Decision(seat=d.seat, action=d.action, ms=int(d.ms), code=d.code)
                        for d in map(Decision.from_json, transcript.get("decisions", []))])
 
     async def Challenge(self, request: arena_pb2.ChallengeRequest, context: Any) -> arena_pb2.MatchRef:
-        """A bot's challenge seats itself, and other external bots only with their consent;
+        """Refused at once unless every external bot it seats is connected. A bot's challenge
+        seats itself, and other external bots only with their consent;
         its clock, rate and number at once are bounded by the server's settings. The admin
         seats any bot with the tournament limits' clock, unbounded in number."""
         who = await self.access.require_bot(context)
@@ -288,11 +291,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         except (KeyError, ValueError, BadOptions) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
         at_once = None
+        mailbox = external.mailbox()
+        reason = await challenge.refusal(mailbox, plan, bot.name if bot is not None else None)
+        if reason is not None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, reason)
         if bot is not None:
-            mailbox = external.mailbox()
-            reason = await challenge.refusal(mailbox, plan, bot.name)
-            if reason is not None:
-                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, reason)
             at_once = await challenge.limits_at_once(mailbox, plan, bot.name, self.settings.challenges_at_once)
         try:
             match_id = await asyncio.to_thread(challenge.record, plan, request.seed or None, at_once)

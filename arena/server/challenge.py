@@ -1,9 +1,10 @@
 """Unrated challenges: one match against chosen opponents, to test a bot.
 
 Seats are registered bot names or house bots (``house:heuristic``, or plainly ``heuristic``:
-see ``arena.store.house_names``). The match waits up
-to the grace period for its external bots to be connected; if one never shows up the
-challenge is aborted (nothing is recorded, no one is rated).
+see ``arena.store.house_names``). Every external bot it seats must be connected when it is
+asked for (``refusal``), or it is refused at once; one that drops out before the match starts
+has the grace period to come back, else the challenge is aborted (nothing is recorded, no one
+is rated).
 
 A bot may seat another external bot only with its consent (``refusal``: the policy of the
 Hello on its open stream, ``arena.referee.consent``), and only so many challenges at once
@@ -87,14 +88,18 @@ def prepare(connection: Connection, game: str, players: list[str], options: dict
     return Plan(game, resolved, seats, move_time, time_bank)
 
 
-async def refusal(mailbox: Mailbox, plan: Plan, challenger: str) -> str | None:
-    """Why the plan may not seat one of its external bots other than ``challenger`` (a bot
-    name): not connected now, or its policy declines; None when every one consents."""
+async def refusal(mailbox: Mailbox, plan: Plan, challenger: str | None) -> str | None:
+    """Why the plan may not seat one of its external bots: one is not connected now (the
+    challenger too: a challenge is played at once, and a bot that is not there would only
+    abort it after the grace period), or the policy of one other than ``challenger`` (a bot
+    name; None for the admin, who needs no one's consent) declines; None when all is well."""
     for seat in plan.seats:
-        if not seat.external or seat.name == challenger:
+        if not seat.external:
             continue
         if await mailbox.holder(str(seat.bot_id)) is None:
             return f"bot {seat.name} is not connected: a challenge seats only a connected bot that accepts it"
+        if challenger is None or seat.name == challenger:
+            continue
         reason = consent.refusal(seat.name, await mailbox.prefs(str(seat.bot_id)), plan.game, challenger)
         if reason is not None:
             return reason

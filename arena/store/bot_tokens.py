@@ -102,3 +102,15 @@ def authenticate(connection: Connection, token: str) -> tuple[int, str] | None:
     if row is None or row.revoked_at is not None or not hmac.compare_digest(row.token_hash, digest):
         return None
     return int(row.id), str(row.name)
+
+
+def registered(connection: Connection, names: list[str]) -> list[str]:
+    """The registered (external) bots among ``names``, as stored, in the order named; house
+    bots and unknown names are left out (creating a tournament tells of the unknown ones)."""
+    wanted = [n.lower() for n in names if house_names.house_name(n) is None]
+    if not wanted:
+        return []
+    rows = connection.execute(sa.select(bot_t.c.name).where(
+        sa.func.lower(bot_t.c.name).in_(wanted), bot_t.c.kind == "external")).scalars()
+    stored = {name.lower(): name for name in rows}
+    return list(dict.fromkeys(stored[n] for n in wanted if n in stored))

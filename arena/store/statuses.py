@@ -38,8 +38,9 @@ class MatchStatus(StrEnum):
     ``arena tournament retry-failed`` schedules it again."""
 
     ABORTED = "aborted"
-    """A challenge whose external bots did not connect within the grace period
-    (``arena.server.challenge.play``): nothing is recorded, no one is rated."""
+    """A challenge one of whose external bots went away after it was asked for and did not
+    come back within the grace period (``arena.server.challenge.play``; a bot not connected
+    when it is asked for is refused at once): nothing is recorded, no one is rated."""
 
     PENDING = nonmember((SCHEDULED, RUNNING))
     """Not over: still to be played or being played. A tournament with a pending match is not

@@ -411,11 +411,13 @@ def _fault(connection: Connection, row: Any) -> dict[str, Any]:
 
 
 def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
-    """Per game and opponent: matches met, and wins, draws and losses by final rank, over the
-    matches whose results may be shown (``arena.store.disclosure``)."""
+    """Per game, opponent and rated or not: matches met, and wins, draws and losses by final
+    rank, over the matches whose results may be shown (``arena.store.disclosure``). Rated
+    results (tournaments) and unrated ones (challenges, practice) are counted apart: only the
+    first move a rating."""
     me, them = seat_t.alias("me"), seat_t.alias("them")
     rows = connection.execute(
-        sa.select(result_t.c.game, them.c.bot_id, sa.func.count(),
+        sa.select(result_t.c.game, them.c.bot_id, match_t.c.rated, sa.func.count(),
                   sa.func.sum(sa.case((me.c.rank < them.c.rank, 1), else_=0)),
                   sa.func.sum(sa.case((me.c.rank == them.c.rank, 1), else_=0)),
                   sa.func.sum(sa.case((me.c.rank > them.c.rank, 1), else_=0)))
@@ -423,12 +425,12 @@ def opponents(connection: Connection, bot_id: int) -> list[dict[str, Any]]:
                      .join(result_t, result_t.c.match_id == me.c.match_id)
                      .join(match_t, match_t.c.id == me.c.match_id))
         .where(me.c.bot_id == bot_id, disclosure.results_shown())
-        .group_by(result_t.c.game, them.c.bot_id)
+        .group_by(result_t.c.game, them.c.bot_id, match_t.c.rated)
     ).all()
     names = {b.id: b.name for b in bots_by_id(connection, [r[1] for r in rows]).values()}
-    out = [{"game": game, "opponent": names.get(other, str(other)), "met": met, "wins": w, "draws": d, "losses": lo,
-            "score": _ratio(w + d / 2, met)} for game, other, met, w, d, lo in rows]
-    return sorted(out, key=lambda r: (r["game"], -r["met"], r["opponent"]))
+    out = [{"game": game, "opponent": names.get(other, str(other)), "rated": bool(rated), "met": met, "wins": w,
+            "draws": d, "losses": lo, "score": _ratio(w + d / 2, met)} for game, other, rated, met, w, d, lo in rows]
+    return sorted(out, key=lambda r: (not r["rated"], r["game"], -r["met"], r["opponent"]))
 
 
 def rating_history(connection: Connection, bot_id: int, points: int = 300) -> dict[str, list[dict[str, Any]]]:

@@ -213,3 +213,12 @@ def test_no_escape_codes_in_a_pipe_or_a_file(plain_env, tmp_path):
     error = subprocess.run([ARENA, "games", "no-such-game"], env=plain_env, capture_output=True, text=True,
                            timeout=120)
     assert error.stderr.startswith("arena: unknown game") and ESCAPE not in error.stderr
+
+
+def test_the_top_help_describes_the_arena_in_whole_sentences(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    description = help_text.split("\n\n")[1]  # after the usage line, before the commands
+    assert description.rstrip().endswith("."), description
+    assert build_parser().description in " ".join(description.split())  # wrapped, never cut

@@ -6,6 +6,7 @@ hashed tokens and revocation."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 
 import grpc
@@ -16,7 +17,7 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc, gateway_pb2, gateway_pb2_grp
 from arena import games
 from arena.server.embedded import BackgroundServer
 from arena.store import db
-from tests.support.grpc import ADMIN, GAME, register, start_bot, wait_connected
+from tests.support.grpc import ADMIN, GAME, bearer, playing, register, start_bot, wait_connected
 
 
 def test_registration_keeps_only_a_hash_and_names_are_unique(arena: arena_pb2_grpc.ArenaStub) -> None:
@@ -79,15 +80,19 @@ def test_a_registered_bot_plays_a_rated_tournament_and_reaches_the_leaderboard(
     assert detail.decisions and {d.code for d in detail.decisions} - {"forced"} == {"ok"}
 
 
-def test_a_challenge_plays_unrated_or_aborts_when_a_bot_never_comes(
+def test_a_challenge_plays_unrated_or_is_refused_at_once_when_a_bot_is_away(
         arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
-    register(arena, "absent-bot")
-    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["absent-bot", "house:random"]), metadata=ADMIN)
-    deadline = time.monotonic() + 30
-    while arena.GetMatch(ref).summary.status == "scheduled" and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert arena.GetMatch(ref).summary.status == "aborted"
-    assert not arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=GAME)).rows, "a challenge is unrated"
+    """A seat that is not connected, the challenger's own included, is refused at once and
+    named, with nothing written; before, the match was scheduled and aborted after the grace
+    period."""
+    absent = register(arena, "absent-bot")
+    away = [(ADMIN, ["absent-bot", "house:random"]), (bearer(absent), ["absent-bot", "house:random"])]
+    for metadata, players in away:
+        with pytest.raises(grpc.RpcError) as refused:
+            arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=players), metadata=metadata, timeout=5)
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert refused.value.details().startswith("bot absent-bot is not connected"), refused.value.details()
+    assert not arena.ListMatches(arena_pb2.ListMatchesRequest()).matches, "a refused challenge writes nothing"
 
     token = register(arena, "present-bot")
     bot = start_bot("arena_bot.examples.random_bot", server.address, token)
@@ -119,3 +124,23 @@ def test_a_revoked_token_is_cut_off_at_once_and_refused_after(arena: arena_pb2_g
             list(stub.Connect(iter([gateway_pb2.BotMessage(hello=gateway_pb2.Hello())]),
                               metadata=(("authorization", f"Bearer {token}"),)))
         assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_match_detail_and_challenge_json_carry_each_seats_strikes_and_forfeit(
+        arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot that answers every turn with an illegal action forfeits on its third strike: the
+    detail and `arena challenge --json` say so by seat, beside ranks and scores."""
+    from arena.cli import main
+
+    token = register(arena, "rogue")
+    with playing("tests.referee.rogue_bot", server.address, token, "illegal"):
+        code = main(["challenge", GAME, "rogue", "house:random", "--address", server.address,
+                     "--token", token, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    assert [(s["bot"], s["strikes"], s["forfeited"]) for s in result["seats"]] == [("rogue", 3, True), ("random", 0, False)]
+    detail = arena.GetMatch(arena_pb2.MatchRef(match_id=str(result["match"])))
+    assert [(s.seat, s.bot, s.strikes, s.forfeited, s.rank) for s in detail.seats] == [
+        (0, "rogue", 3, True, 2), (1, "random", 0, False, 1)]
+    assert [s.score for s in detail.seats] == list(detail.scores)

@@ -56,6 +56,15 @@ def stop(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
     process.communicate(timeout=30)
 
 
+def connected(address: str, *tokens: str) -> list[subprocess.Popen]:  # type: ignore[type-arg]
+    """Real SDK bots for ``tokens``, each connected before this returns: a challenge seats only
+    connected bots, the challenger among them."""
+    bots = [start_bot("arena_bot.examples.random_bot", address, token) for token in tokens]
+    for token in tokens:
+        wait_connected(token)
+    return bots
+
+
 class Staller:
     """A real SDK bot process that waits ``stall`` seconds before each move; its output goes
     to a file, where ``wait_for_turn`` looks for the first turn of a match."""
@@ -92,9 +101,11 @@ def test_a_bot_is_seated_only_while_connected_and_with_its_consent(
         assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error.details()
         return str(error.details())
 
-    assert refused(alice, GAME, "alice", "picky") == (
+    assert refused(alice, GAME, "picky", "alice") == (
         "bot picky is not connected: a challenge seats only a connected bot that accepts it")
-    bots = [start_bot("arena_bot.examples.random_bot", server.address, shy),  # the default: declines
+    assert refused(alice, GAME, "alice", "house:random") == (
+        "bot alice is not connected: a challenge seats only a connected bot that accepts it")
+    bots = connected(server.address, alice, carol) + [start_bot("arena_bot.examples.random_bot", server.address, shy),  # the default: declines
             start_bot("arena_bot.examples.random_bot", server.address, picky, "--accept-challenges",
                       "--challenge-games", GAME, "--challenge-from", "Carol")]
     try:
@@ -120,9 +131,11 @@ def test_a_bot_is_seated_only_while_connected_and_with_its_consent(
     assert challenge_rows() == 2
 
 
-def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc.ArenaStub) -> None:
+def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc.ArenaStub,
+                                                           server: BackgroundServer) -> None:
     """Before the fix a bot could hold its opponents for 600 s a move and a 3,600 s bank."""
     alice = register(arena, "alice")
+    bots = connected(server.address, alice)
 
     def ask(move_ms: int, bank_ms: int, token: str = alice) -> arena_pb2.MatchRef:
         return arena.Challenge(arena_pb2.ChallengeRequest(
@@ -136,16 +149,30 @@ def test_a_bots_challenge_clock_is_bounded_by_the_settings(arena: arena_pb2_grpc
     assert too_rich.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "at most 60 s" in too_rich.details() and "ARENA_CHALLENGE_BANK_SECONDS" in too_rich.details()
     assert challenge_rows() == 0
-    ask(10_000, 60_000)
-    ask(600_000, 3_600_000, token="admin-secret")  # the admin has the tournaments' limits
+    try:
+        ask(10_000, 60_000)
+        ask(600_000, 3_600_000, token="admin-secret")  # the admin has the tournaments' limits
+    finally:
+        for bot in bots:
+            stop(bot)
     with db.read() as connection:
         clocks = connection.execute(sa.select(match_t.c.clock_move, match_t.c.clock_bank).order_by(match_t.c.id)).all()
     assert [tuple(c) for c in clocks] == [(10.0, 60.0), (600.0, 3600.0)]
 
 
-def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: arena_pb2_grpc.ArenaStub) -> None:
+def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: arena_pb2_grpc.ArenaStub,
+                                                                      server: BackgroundServer) -> None:
     """Before the fix 100 challenges from one bot were accepted in half a second."""
-    alice = register(arena, "alice")
+    alice, bob = register(arena, "alice"), register(arena, "bob")
+    bots = connected(server.address, alice, bob)
+    try:
+        burst(arena, alice, bob)
+    finally:
+        for bot in bots:
+            stop(bot)
+
+
+def burst(arena: arena_pb2_grpc.ArenaStub, alice: str, bob: str) -> None:
     request = arena_pb2.ChallengeRequest(game=GAME, players=["alice", "house:random"])
     accepted = [arena.Challenge(request, metadata=bearer(alice)) for _ in range(10)]
     assert len({ref.match_id for ref in accepted}) == 10
@@ -157,7 +184,7 @@ def test_the_eleventh_challenge_in_a_burst_is_refused_with_a_retry_hint(arena: a
     assert challenge_rows() == 10, "no refused challenge created a match"
     # Another bot has a budget of its own; the admin has none.
     assert arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["bob", "house:random"]),
-                           metadata=bearer(register(arena, "bob"))).match_id
+                           metadata=bearer(bob)).match_id
     assert arena.Challenge(request, metadata=ADMIN).match_id
 
 
@@ -245,7 +272,7 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
     external.forget()
     servers = [BackgroundServer(ServerSettings(address="127.0.0.1:0", admin_token="admin-secret",
                                                challenges_at_once=20)) for _ in range(2)]
-    bob = None
+    bob, bots = None, []
     try:
         with grpc.insecure_channel(servers[0].address) as first, grpc.insecure_channel(servers[1].address) as second:
             near, far = arena_pb2_grpc.ArenaStub(first), arena_pb2_grpc.ArenaStub(second)
@@ -253,6 +280,7 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
             bob = start_bot("arena_bot.examples.random_bot", servers[0].address, bob_token, "--accept-challenges",
                             "--challenge-games", GAME, "--max-challenges", "5")
             wait_connected(bob_token)
+            bots = connected(servers[1].address, alice)
 
             def ask(stub: arena_pb2_grpc.ArenaStub, game: str, *players: str) -> arena_pb2.MatchRef:
                 return stub.Challenge(arena_pb2.ChallengeRequest(game=game, players=list(players)),
@@ -269,8 +297,8 @@ def test_every_server_sees_a_bots_policy_and_a_challengers_budget(
             assert "try again in" in burst.details()
             assert len(accepted) == 9 and challenge_rows() == 9
     finally:
-        if bob is not None:
-            stop(bob)
+        for process in [p for p in (bob, *bots) if p is not None]:
+            stop(process)
         for server in servers:
             server.stop()
         for thread in threading.enumerate():

@@ -116,10 +116,10 @@ def test_challenges_need_a_seated_bot_and_only_the_admin_picks_a_deal(arena, ser
     assert code_of(arena.Challenge, others, metadata=bearer(mine)) == grpc.StatusCode.PERMISSION_DENIED
     seeded = arena_pb2.ChallengeRequest(game=GAME, players=["challenger", "house:random"], seed=42)
     assert code_of(arena.Challenge, seeded, metadata=bearer(mine)) == grpc.StatusCode.PERMISSION_DENIED
-    ref = arena.Challenge(anonymous, metadata=bearer(mine))
-    assert ref.match_id
+    # Allowed, but the challenger itself is not connected: refused at once.
+    assert code_of(arena.Challenge, anonymous, metadata=bearer(mine)) == grpc.StatusCode.FAILED_PRECONDITION
     # The admin may seat anyone, with a chosen deal.
-    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["bystander", "heuristic"], seed=42),
+    ref = arena.Challenge(arena_pb2.ChallengeRequest(game=GAME, players=["random", "heuristic"], seed=42),
                           metadata=ADMIN)
     with db.read() as connection:
         assert connection.execute(sa.select(match_t.c.seed).where(match_t.c.id == int(ref.match_id))).scalar_one() == 42

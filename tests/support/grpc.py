@@ -4,6 +4,7 @@ processes and waiting for them, the server's admin credentials."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -11,7 +12,7 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -46,6 +47,19 @@ def start_bot(module: str, address: str, token: str, *args: str) -> subprocess.P
     env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", module, *args], env=env, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+@contextlib.contextmanager
+def playing(module: str, address: str, token: str, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A real bot process (``start_bot``), connected before the ``with`` body runs and
+    stopped after it."""
+    bot = start_bot(module, address, token, *args)
+    try:
+        wait_connected(token)
+        yield bot
+    finally:
+        bot.terminate()
+        bot.communicate(timeout=10)
 
 
 def run_with(mailbox: Mailbox, use: Callable[[Mailbox], Awaitable[T]]) -> T:

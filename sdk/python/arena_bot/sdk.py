@@ -348,27 +348,36 @@ class Session:
                 # Reconnecting would only fight the newer process (or a dead token).
                 self.final = f"{message.error.code}: {message.error.message}"
 
-    async def answer(self, wire: gateway_pb2.Turn) -> None:
+    def turn(self, wire: gateway_pb2.Turn) -> Turn:
+        """The ``Turn`` that ``act`` is handed for a turn off the wire."""
         match = self.matches.get(wire.match_id)
         if match is None:  # a turn for a match announced on an earlier connection
             match = Match(wire.match_id, "", {}, wire.seat, 0, [], 0, 0, "")
-        turn = Turn(
+        return Turn(
             match=match, turn_id=wire.turn_id, observation=json.loads(wire.observation_json),
             legal_actions=list(wire.legal_actions), deadline_ms=wire.deadline_ms,
             time_bank_ms=wire.time_bank_ms, last_move_latency_ms=wire.last_move_latency_ms,
             sample_state=json.loads(wire.sample_state_json) if wire.sample_state_json else None,
             forced=tuple((forced.turn_id, forced.action) for forced in wire.forced))
-        move = gateway_pb2.Move(match_id=wire.match_id, turn_id=wire.turn_id)
+
+    async def answer(self, wire: gateway_pb2.Turn) -> None:
         try:
-            choice = await self.call(self.bot.act, turn)
+            choice = await self.call(self.bot.act, self.turn(wire))
         except Exception:  # a bug in the bot must not kill its other matches
             self.log.exception("act() failed in match %s; sending nothing for this turn", wire.match_id)
             return
-        if isinstance(choice, int) and not isinstance(choice, bool):
-            move.index = choice
-        else:
-            move.action = str(choice)
-        await self.outbox.put(gateway_pb2.BotMessage(move=move))
+        await self.outbox.put(gateway_pb2.BotMessage(move=move(wire, choice)))
+
+
+def move(wire: gateway_pb2.Turn, choice: Any) -> gateway_pb2.Move:
+    """The ``Move`` answering ``wire`` with what ``act`` returned: an ``int`` is an index into
+    the legal actions, anything else an action id."""
+    answer = gateway_pb2.Move(match_id=wire.match_id, turn_id=wire.turn_id)
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        answer.index = choice
+    else:
+        answer.action = str(choice)
+    return answer
 
 
 async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = None) -> None:

@@ -232,21 +232,39 @@ class Decision(_message.Message):
     code: str
     def __init__(self, seat: _Optional[int] = ..., action: _Optional[str] = ..., ms: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
+class SeatResult(_message.Message):
+    __slots__ = ("seat", "bot", "score", "rank", "strikes", "forfeited")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    STRIKES_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot: str
+    score: float
+    rank: int
+    strikes: int
+    forfeited: bool
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., score: _Optional[float] = ..., rank: _Optional[int] = ..., strikes: _Optional[int] = ..., forfeited: _Optional[bool] = ...) -> None: ...
+
 class MatchDetail(_message.Message):
-    __slots__ = ("summary", "options_json", "seed", "scores", "decisions", "sealed")
+    __slots__ = ("summary", "options_json", "seed", "scores", "decisions", "sealed", "seats")
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     SEALED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
     summary: MatchSummary
     options_json: str
     seed: int
     scores: _containers.RepeatedScalarFieldContainer[float]
     decisions: _containers.RepeatedCompositeFieldContainer[Decision]
     sealed: bool
-    def __init__(self, summary: _Optional[_Union[MatchSummary, _Mapping]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[float]] = ..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., sealed: _Optional[bool] = ...) -> None: ...
+    seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    def __init__(self, summary: _Optional[_Union[MatchSummary, _Mapping]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[float]] = ..., decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., sealed: _Optional[bool] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ...) -> None: ...
 
 class ChallengeRequest(_message.Message):
     __slots__ = ("game", "players", "options_json", "seed", "move_deadline_ms", "time_bank_ms")

@@ -171,7 +171,8 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Challenge(self, request, context):
-        """Bot: an unrated match against chosen opponents.
+        """Bot: an unrated match against chosen opponents. Returns at once (see ChallengeRequest
+        for its refusals and the statuses GetMatch then reports).
         bot
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
