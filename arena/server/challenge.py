@@ -91,16 +91,20 @@ def prepare(connection: Connection, game: str, players: list[str], options: dict
 async def refusal(mailbox: Mailbox, plan: Plan, challenger: str | None) -> str | None:
     """Why the plan may not seat one of its external bots: one is not connected now (the
     challenger too: a challenge is played at once, and a bot that is not there would only
-    abort it after the grace period), or the policy of one other than ``challenger`` (a bot
+    abort it after the grace period), one does not play the game (its Hello's ``games``: its
+    seat would be forfeited at once), or the policy of one other than ``challenger`` (a bot
     name; None for the admin, who needs no one's consent) declines; None when all is well."""
     for seat in plan.seats:
         if not seat.external:
             continue
         if await mailbox.holder(str(seat.bot_id)) is None:
             return f"bot {seat.name} is not connected: a challenge seats only a connected bot that accepts it"
+        prefs = await mailbox.prefs(str(seat.bot_id))
+        if not consent.plays(prefs, plan.game):
+            return f"bot {seat.name} does not play {plan.game} (the games of its Hello)"
         if challenger is None or seat.name == challenger:
             continue
-        reason = consent.refusal(seat.name, await mailbox.prefs(str(seat.bot_id)), plan.game, challenger)
+        reason = consent.refusal(seat.name, prefs, plan.game, challenger)
         if reason is not None:
             return reason
     return None

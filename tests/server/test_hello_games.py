@@ -54,3 +54,23 @@ def test_a_seat_in_a_game_the_bot_does_not_play_is_forfeited_at_once(
         seat = list(detail.summary.players).index("durak-only")
         assert {d.code for d in detail.decisions if d.seat == seat} <= {"forfeited"}, "never asked to move"
         assert detail.summary.ranks[seat] == 2
+
+
+def test_a_challenge_in_a_game_the_bot_does_not_play_is_refused_at_once(
+        arena: arena_pb2_grpc.ArenaStub, server) -> None:
+    import grpc
+
+    token = register(arena, "durak-only")
+    bot = subprocess.Popen([sys.executable, "-c", DURAK_ONLY], cwd=ROOT, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL,
+                           env={**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": server.address})
+    try:
+        wait_connected(token)
+        with pytest.raises(grpc.RpcError) as refused:
+            arena.Challenge(arena_pb2.ChallengeRequest(game="crazy_eights", players=["durak-only", "random"]),
+                            metadata=(("authorization", f"Bearer {token}"),))
+    finally:
+        bot.kill()
+        bot.wait(10)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "does not play crazy_eights" in refused.value.details()
