@@ -136,9 +136,10 @@ def test_an_sdk_bot_sees_single_action_turns_only_when_it_asks(
     counts = choices(result.transcript())
     single = [d.turn for d, n in zip(result.decisions, counts, strict=True) if d.seat == 0 and n == 1]
     assert single, "the deal gives seat 0 forced decisions"
-    assert [t["turn"] for t in turns] == [d.turn for d in mine if d.code == OK], "asked exactly these"
+    # Asked exactly these (a move slowed past its clock on a loaded machine was asked too).
+    assert [t["turn"] for t in turns] == [d.turn for d in mine if d.code != FORCED], "asked exactly these"
     if every_decision:
-        assert {d.code for d in mine} == {OK}
+        assert FORCED not in {d.code for d in mine}
         assert any(t["legal"] == 1 for t in turns) and not any(t["forced"] for t in turns)
     else:
         assert all(t["legal"] > 1 for t in turns), "never a turn without a choice"
