@@ -60,6 +60,7 @@ class Ladder:
         self.clock = clock or Clock()
         self.passes = 0
         self._failing = False
+        self._met: dict[ladder.Board, ladder.Meetings] = {}  # per board, read incrementally
 
     async def run(self) -> None:
         try:
@@ -140,7 +141,7 @@ class Ladder:
                 seekers = sorted((entrants[b] for b in seeker_ids),
                                  key=lambda e: (e.half <= ratings.PROVISIONAL_HALF_WIDTH, in_play[e.bot_id], e.bot_id))
                 groups = ladder.pair(board.players, seekers, [entrants[h] for h in fixed.values()],
-                                     ladder.meetings(connection, board))
+                                     self._meetings(board).update(connection))
                 scheduled += ladder.schedule(connection, board, groups, self.clock, nonce)
                 for group in groups:
                     used.update(group)
@@ -150,6 +151,11 @@ class Ladder:
         if scheduled:
             log.info("ladder: %d matches scheduled for %d bots", len(scheduled), len(used))
         return scheduled
+
+    def _meetings(self, board: ladder.Board) -> ladder.Meetings:
+        if board not in self._met:
+            self._met[board] = ladder.meetings(board)
+        return self._met[board]
 
     @staticmethod
     def _boards(prefs: dict[str, Any]) -> set[ladder.Board]:

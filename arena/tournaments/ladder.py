@@ -172,24 +172,40 @@ def ladder_seatings(connection: Connection) -> list[tuple[str, list[int]]]:
     return [(str(r.board), list(r.seating)) for r in rows]
 
 
-def meetings(connection: Connection, board: Board) -> Counter[frozenset[int]]:
-    """The duplicate groups every two bots have played together on the board (the latest
-    ``MEETINGS_WINDOW`` matches), counted once per deal."""
-    rows = connection.execute(
-        sa.select(match_t.c.seed, match_t.c.seating)
-        .join(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
-        .where(tournament_t.c.kind == LADDER, tournament_t.c.board == board.key)
-        .order_by(match_t.c.id.desc()).limit(MEETINGS_WINDOW)
-    ).all()
-    seen: set[tuple[int, frozenset[int]]] = set()
-    met: Counter[frozenset[int]] = Counter()
-    for row in rows:
-        for a, b in itertools.combinations(sorted(set(row.seating)), 2):
-            pair_key = frozenset((a, b))
-            if (row.seed, pair_key) not in seen:
-                seen.add((row.seed, pair_key))
-                met[pair_key] += 1
-    return met
+@dataclass
+class Meetings:
+    """The duplicate groups every two bots have played together on one board, counted once
+    per deal, kept up to date by reading only the matches written since (``update``): a pass
+    then costs the same after a year of play. Started from the latest ``MEETINGS_WINDOW``
+    matches of the board."""
+
+    board: Board
+    met: Counter[frozenset[int]]
+    last_id: int = 0
+
+    def update(self, connection: Connection) -> Counter[frozenset[int]]:
+        query = (sa.select(match_t.c.id, match_t.c.seed, match_t.c.seating)
+                 .join(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+                 .where(tournament_t.c.kind == LADDER, tournament_t.c.board == self.board.key,
+                        match_t.c.id > self.last_id)
+                 .order_by(match_t.c.id.desc()).limit(MEETINGS_WINDOW))
+        rows = connection.execute(query).all()
+        # Only the board's leader writes its groups, each in one transaction: a group is read
+        # whole, in one update or the next, never split between them.
+        seen: set[tuple[int, frozenset[int]]] = set()
+        for row in rows:
+            self.last_id = max(self.last_id, int(row.id))
+            for a, b in itertools.combinations(sorted(set(row.seating)), 2):
+                pair_key = frozenset((a, b))
+                if (row.seed, pair_key) not in seen:
+                    seen.add((row.seed, pair_key))
+                    self.met[pair_key] += 1
+        return self.met
+
+
+def meetings(board: Board) -> Meetings:
+    """Fresh meeting counts of ``board`` (filled by their first ``update``)."""
+    return Meetings(board, Counter())
 
 
 def entrants(connection: Connection, game: str, bot_ids: Iterable[int], house_ids: Iterable[int] = ()) -> dict[int, Entrant]:
