@@ -76,3 +76,14 @@ def pairing_gain(groups: Sequence[Group]) -> float | None:
     if paired <= 0:
         return None
     return unpaired / paired
+
+
+def counts(groups: Sequence[Group], players: int) -> dict[float, int]:
+    """How often each outcome was seen, outcomes held exactly on ``outcomes(players)`` (sums of
+    thirds and fifths are not exact in binary)."""
+    steps = 2 * players * (players - 1)
+    seen: dict[float, int] = {}
+    for group in groups:
+        outcome = round(group.outcome * steps) / steps
+        seen[outcome] = seen.get(outcome, 0) + 1
+    return seen

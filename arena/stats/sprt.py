@@ -201,7 +201,7 @@ SCORE_MARGIN = 1e-4
 def logistic_elo(score: float) -> float:
     """The Elo difference at which the stronger side expects ``score`` (held inside (0, 1))."""
     score = min(1 - SCORE_MARGIN, max(SCORE_MARGIN, score))
-    return -400 * math.log10(1 / score - 1)
+    return -400 * math.log10(1 / score - 1) + 0.0  # + 0.0: no "-0" at an even score
 
 
 def estimate(values: Sequence[float], games: int = 2) -> Estimate:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.stats.groups import Group, outcomes, pairing_gain, rank_score
+from arena.stats.groups import Group, counts, outcomes, pairing_gain, rank_score
 
 
 def test_a_two_player_group_is_fishtests_pentanomial():
@@ -47,3 +47,8 @@ def test_pairing_gains_where_the_deal_decides_and_not_where_matches_are_independ
                           base=deal, shared=False))
     assert pairing_gain(same) > 5
     assert pairing_gain(same[:1]) is None
+
+
+def test_counts_hold_outcomes_on_the_lattice():
+    thirds = [Group(candidate=(1.0, 0.5, 0.0), base=(0.5, 0.5, 1.0), shared=False)] * 3
+    assert counts(thirds, 3) == {5 / 12: 3}
