@@ -187,3 +187,14 @@ def test_estimate_maps_the_mean_score_to_elo_with_an_interval():
     assert e.score_high - e.score == pytest.approx(1.959964 * sd / math.sqrt(len(values)), rel=1e-6)
     assert e.nelo == pytest.approx(0.0625 / sd / math.sqrt(2) * 800 / math.log(10))
     assert sprt.estimate([1.0, 1.0]).elo < 2000  # held finite at a perfect score
+
+
+@pytest.mark.parametrize("counts", [{0.0: 10}, {1.0: 4, 0.75: 5}, {0.5: 20_000}, {1.0: 20_000}, {0.25: 1}])
+def test_one_sided_and_lopsided_samples_still_give_an_llr(counts):
+    """Far from the hypotheses (every group lost, or won) the estimate under each is reached
+    in steps, and rounding does not stop it."""
+    for h in (sprt.Hypotheses(), sprt.Hypotheses(-20, 80)):
+        value = sprt.llr(counts, h, PENTANOMIAL)
+        assert math.isfinite(value)
+        mean = sum(a * c for a, c in counts.items()) / sum(counts.values())
+        assert (value > 0) == (mean > 0.5) or mean == 0.5
