@@ -22,13 +22,15 @@ PACKAGES = ("arena", "workers", "bots")
 # Each layer and the layers it may import (besides itself), from the bottom up. A layer is a
 # subpackage or module of ``arena`` (``arena.games``) or a top-level package (``workers``).
 # ARCHITECTURE.md explains each one's job; keep the two in step.
-FOUNDATION = {"arena", "arena.settings", "arena.ratelimit", "arena.ratings", "arena.errors", "arena.clock"}
+FOUNDATION = {"arena", "arena.settings", "arena.ratelimit", "arena.ratings", "arena.errors", "arena.clock",
+              "arena.stats"}
 MAY_IMPORT: dict[str, set[str]] = {
     "arena": set(),
     "arena.errors": set(),
     "arena.clock": set(),
     "arena.ratelimit": set(),
     "arena.ratings": set(),
+    "arena.stats": set(),
     "arena.settings": {"arena.ratelimit", "arena.errors"},
     "arena.games": FOUNDATION,
     "arena.metrics": FOUNDATION,

@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "games_cmd",
     "play_cmd",
     "demo_cmd",
+    "test_cmd",
     "tournament_cmd",
     "leaderboard_cmd",
     "match_cmd",
@@ -44,6 +45,8 @@ EXAMPLES: dict[str, list[str]] = {
     "play": ["arena play crazy_eights --players 3 --bots heuristic,random --seed 7",
              "arena play durak --human 0 --option pack=52", "arena play crazy_eights --seed 7 --json"],
     "demo": ["arena demo --games crazy_eights,durak --budget 10"],
+    "test": ["arena test heuristic search --game durak", "arena test random heuristic --game crazy_eights --json",
+             "arena test heuristic search --game yaniv --players 3 --field random --elo1 10"],
     "tournament create": ["arena tournament create --game crazy_eights --bots heuristic,random,random-2 "
                           "--sizes 2,3 --repetitions 4 --seed 1 --run",
                           "arena tournament create --game all --bots heuristic,search --unrated",

@@ -1,0 +1,204 @@
+"""``arena test A B``: is the candidate B better than the base A? Paired duplicate groups are
+played in batches until a sequential test decides (the GSPRT with normalized Elo bounds, as
+fishtest tests engine changes), or the cap is reached.
+
+With several games the test is one, over the groups of all of them (as many of each); the
+estimate and the saving of pairing are shown per game too. docs/testing-a-version.md
+explains how to read the output."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import secrets
+import sys
+import time
+from dataclasses import asdict
+
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from arena import games
+from arena.errors import BadInput
+from arena.stats import sprt
+from arena.stats.groups import Group, counts, outcomes, pairing_gain
+from arena.store import db
+
+from . import console, paired
+from .jsonout import add_json_flag, human_stream, print_json
+from .tournament_cmd import bounded, outage_notice, parse_games
+
+# Bounds of --max-groups, --players and of the field.
+MAX_GROUPS = (1, 100_000)
+PLAYERS = (2, 8)
+# Groups of the first batch; later batches grow by half the groups played so far (a test
+# that runs long checks less often, and each batch keeps every core busy), up to the last.
+FIRST_BATCH = 8
+LAST_BATCH = 200
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "test", help="is bot B better than bot A? paired duplicate deals until a sequential test decides")
+    parser.add_argument("base", metavar="A", help="the base: a house bot (search, heuristic, random, ...)")
+    parser.add_argument("candidate", metavar="B", help="the candidate, tested against A")
+    parser.add_argument("--game", action="append", required=True,
+                        help="a game (repeatable, or comma separated; 'all' for every game)")
+    parser.add_argument("--elo0", type=float, default=0.0, help="H0: B is this much better, in normalized Elo "
+                        "(default %(default)s)")
+    parser.add_argument("--elo1", type=float, default=5.0, help="H1: B is this much better, in normalized Elo "
+                        "(default %(default)s)")
+    parser.add_argument("--max-groups", default="2000", metavar="N",
+                        help=f"stop undecided after this many groups ({MAX_GROUPS[0]}-{MAX_GROUPS[1]}, "
+                             "default %(default)s)")
+    parser.add_argument("--players", default="2", metavar="N", help="table size (default %(default)s)")
+    parser.add_argument("--field", default="heuristic,random",
+                        help="house bots in the other seats at a table of more than two (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    game_names = parse_games(args.game)
+    try:
+        hypotheses = sprt.Hypotheses(args.elo0, args.elo1)
+    except ValueError as error:
+        raise BadInput(f"--elo0/--elo1: {error}") from None
+    cap = bounded(args.max_groups, "--max-groups", *MAX_GROUPS)
+    players = bounded(args.players, "--players", *PLAYERS)
+    for name in game_names:
+        game = games.get(name)
+        if players not in game.player_counts(game.resolve_options(None)):
+            raise BadInput(f"--players {players}: {name} is not played by {players}")
+    field = [b.strip() for b in args.field.split(",") if b.strip()]
+    lineup = paired.lineup(args.base, args.candidate, field, players, game_names)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**62)
+
+    from workers.send import check_broker
+
+    check_broker()  # before writing: an unreachable broker must not leave a test behind
+    spec = {"base": lineup.base, "candidate": lineup.candidate, "games": game_names, "players": players,
+            "field": list(lineup.field), "elo0": hypotheses.elo0, "elo1": hypotheses.elo1, "max_groups": cap}
+    with db.transaction() as connection:
+        test = paired.open_test(connection, lineup, game_names, seed, spec)
+    started = time.monotonic()
+    bar = LlrBar(hypotheses)
+    try:
+        played, llr = play_until_decided(test, lineup, game_names, hypotheses, cap, bar)
+    finally:
+        bar.close()
+    report = summary(played, llr, hypotheses, lineup, game_names, test.tournament_id, time.monotonic() - started)
+    if args.json:
+        print_json(report)
+    else:
+        print_report(report, human_stream(args))
+    return 0
+
+
+def play_until_decided(test: paired.TestRun, lineup: paired.Lineup, game_names: list[str],
+                       hypotheses: sprt.Hypotheses, cap: int, bar: LlrBar) -> tuple[paired.Played, float]:
+    """Batches of groups until the LLR leaves its bounds or ``cap`` groups are played."""
+    from workers.follow import run_tournament
+
+    written = 0  # groups of each game written so far
+    played, llr = paired.Played({}, 0), 0.0
+    while hypotheses.verdict(llr) is None:
+        done = sum(len(g) for g in played.groups.values()) + played.dropped
+        left = cap - written * len(game_names)
+        if left < len(game_names):
+            break
+        batch = min(left // len(game_names), max(FIRST_BATCH, min(LAST_BATCH, done // 2)))
+        with db.transaction() as connection:
+            paired.write_batch(connection, test, lineup, game_names, written, batch)
+        written += batch
+        run_tournament(test.tournament_id, notice=outage_notice())
+        with db.read() as connection:
+            played = paired.read_groups(connection, test, lineup)
+        everything = [g for groups in played.groups.values() for g in groups]
+        llr = sprt.llr(counts(everything, lineup.players), hypotheses, outcomes(lineup.players))
+        bar(llr, len(everything))
+    return played, llr
+
+
+class LlrBar:
+    """The LLR between its bounds as a bar on stderr (a terminal only), with the groups played."""
+
+    def __init__(self, hypotheses: sprt.Hypotheses) -> None:
+        self.hypotheses = hypotheses
+        self.bar: tuple[Progress, TaskID] | None = None  # once drawn: rich's progress and its one task
+
+    def __call__(self, llr: float, groups: int) -> None:
+        if not sys.stderr.isatty():
+            return
+        h = self.hypotheses
+        if self.bar is None:
+            progress = Progress(TextColumn(f"LLR {h.lower:+.2f}"), BarColumn(),
+                                TextColumn(f"{h.upper:+.2f}  " + "{task.description}"),
+                                TimeElapsedColumn(), console=console(stderr=True), redirect_stdout=False)
+            self.bar = progress, progress.add_task("", total=h.upper - h.lower)
+            progress.start()
+        progress, task = self.bar
+        within = min(h.upper, max(h.lower, llr)) - h.lower
+        progress.update(task, completed=within, description=f"LLR {llr:+.2f} after {groups} groups")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar[0].stop()
+            self.bar = None
+
+
+def interval(estimate: sprt.Estimate) -> dict:
+    return {"elo": estimate.elo, "elo_low": estimate.elo_low, "elo_high": estimate.elo_high,
+            "nelo": estimate.nelo, "nelo_low": estimate.nelo_low, "nelo_high": estimate.nelo_high,
+            "score": estimate.score, "score_low": estimate.score_low, "score_high": estimate.score_high}
+
+
+def summary(played: paired.Played, llr: float, hypotheses: sprt.Hypotheses, lineup: paired.Lineup,
+            game_names: list[str], tournament_id: int, seconds: float) -> dict:
+    """The test's one document (``--json``), which the lines for people are printed from."""
+    everything: list[Group] = [g for groups in played.groups.values() for g in groups]
+    per_game = {}
+    for name in game_names:
+        groups = played.groups.get(name, [])
+        gain = pairing_gain(groups)
+        per_game[name] = {"groups": len(groups), "pairing_gain": gain,
+                          **(interval(sprt.estimate([g.outcome for g in groups])) if groups else {})}
+    matches_per_group = 2 * lineup.players if lineup.players > 2 else 2
+    return {
+        "base": lineup.base, "candidate": lineup.candidate, "games": game_names, "players": lineup.players,
+        "field": list(lineup.field), **asdict(hypotheses), "lower": hypotheses.lower, "upper": hypotheses.upper,
+        "llr": llr, "verdict": hypotheses.verdict(llr) or "undecided", "groups": len(everything),
+        "matches": len(everything) * matches_per_group, "dropped": played.dropped,
+        **(interval(sprt.estimate([g.outcome for g in everything])) if everything else {}),
+        "per_game": per_game, "tournament": tournament_id, "seconds": round(seconds, 1),
+    }
+
+
+def signed(value: float) -> str:
+    return f"{value:+.1f}"
+
+
+def print_report(report: dict, out) -> None:
+    base, candidate = report["base"], report["candidate"]
+    field = f" against {', '.join(report['field'])}" if report["field"] else ""
+    print(f"test: {candidate} (B) against {base} (A) in {', '.join(report['games'])}, "
+          f"{report['players']} players{field}; H0 {report['elo0']:g}, H1 {report['elo1']:g} normalized Elo",
+          file=out)
+    llr = f"LLR {report['llr']:+.2f}, bounds {report['lower']:+.2f} and {report['upper']:+.2f}"
+    verdict = {"H1": f"H1 accepted: {candidate} is better than {base}",
+               "H0": f"H0 accepted: {candidate} is not better than {base} by {report['elo1']:g} normalized Elo",
+               "undecided": f"undecided at the cap of {report['groups']} groups"}[report["verdict"]]
+    print(f"verdict: {verdict} ({llr})", file=out)
+    if report["groups"]:
+        print(f"Elo difference: {signed(report['elo'])} [{signed(report['elo_low'])}, {signed(report['elo_high'])}] "
+              f"(95 %); normalized Elo {signed(report['nelo'])} "
+              f"[{signed(report['nelo_low'])}, {signed(report['nelo_high'])}]", file=out)
+    print(f"groups: {report['groups']} ({report['matches']} matches, {report['dropped']} dropped) in "
+          f"{report['seconds']:g} s; tournament {report['tournament']}", file=out)
+    for name, game in report["per_game"].items():
+        gain = game["pairing_gain"]
+        saving = "not measured yet" if gain is None or not math.isfinite(gain) else f"{gain:.2f}x"
+        elo = (f", Elo {signed(game['elo'])} [{signed(game['elo_low'])}, {signed(game['elo_high'])}]"
+               if game["groups"] else "")
+        print(f"  {name}: {game['groups']} groups{elo}; pairing saves {saving} "
+              "(variance of the same matches unpaired / paired)", file=out)
