@@ -61,6 +61,7 @@ class Ladder:
         self.passes = 0
         self._failing = False
         self._met: dict[ladder.Board, ladder.Meetings] = {}  # per board, read incrementally
+        self._entries_written = True  # until a pass has cleared what an earlier leader left
 
     async def run(self) -> None:
         try:
@@ -147,7 +148,9 @@ class Ladder:
                     used.update(group)
                     for bot in group:
                         in_play[bot] += board.players
-            ladder.record_entries(connection, entries)
+            if entries or self._entries_written:  # an idle server writes nothing, pass after pass
+                ladder.record_entries(connection, entries)
+                self._entries_written = bool(entries)
         if scheduled:
             log.info("ladder: %d matches scheduled for %d bots", len(scheduled), len(used))
         return scheduled
