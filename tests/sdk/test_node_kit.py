@@ -301,9 +301,10 @@ def test_the_crazy_eights_bot_plays_challenges_with_its_own_token(
 
 def test_the_kits_bot_is_challenged_by_another_bot_only_as_its_flags_accept(
         kit: Path, server: BackgroundServer, arena: arena_pb2_grpc.ArenaStub, tmp_path: Path) -> None:
-    """The kit's command line sets the Hello's challenge policy: accepted in Crazy 8s only."""
+    """The kit's command line sets the Hello's challenge policy: accepted in Crazy 8s only. (The
+    random bot plays every game, so Durak is declined by the policy, not by its Hello's games.)"""
     reply, challenger = register(arena, "node-sparring"), register(arena, "py-challenger")
-    bot = NodeBot(kit, "crazyEights", server.address, reply.token, tmp_path / "sparring.log",
+    bot = NodeBot(kit, "random", server.address, reply.token, tmp_path / "sparring.log",
                   args=("--accept-challenges", "--challenge-games", "crazy_eights"))
     other = start_bot("arena_bot.examples.random_bot", server.address, challenger.token)
     own = (("authorization", f"Bearer {challenger.token}"),)
