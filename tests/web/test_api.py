@@ -273,3 +273,13 @@ def test_a_twins_results_are_sealed_on_every_page_and_endpoint(client, store):
 
     durak = next(g for g in client.get("/api/v1/status").json()["games"] if g["game"] == "durak")
     assert durak["matches"] == len(others)
+
+
+def test_the_ladder_page_and_a_bots_ladder_state_without_a_ladder(client, store):
+    """A store no ladder has run on: empty listings, and an external bot nobody saw is away."""
+    ladder = client.get("/api/v1/ladder").json()
+    assert ladder["online"] == {} and ladder["boards"] == [] and ladder["groups"] == [] and ladder["updated"] is None
+    assert "No bot is connected." in client.get("/ladder").text
+    flaky = client.get("/api/v1/bots/flaky").json()["ladder"]
+    assert flaky == {"state": "away", "entry": None, "versions": []}
+    assert "not connected" in client.get("/bots/flaky").text

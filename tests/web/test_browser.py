@@ -118,6 +118,7 @@ def test_every_page_type_loads_cleanly(page, store, server):
         "match-withheld": (f"/matches/{store.withheld_match}", ".note"),
         "match": (f"/matches/{durak}", "#state .card"),
         "status": ("/status", ".figures .figure"),
+        "ladder": ("/ladder", "main h1 + p.meta"),
         "api": ("/api", "table.params"),
     }
     for name, (path, css) in checks.items():
@@ -253,7 +254,8 @@ def test_tournament_progress_updates_without_reloading(page, store, server):
     page.shot("tournament-live-done")
 
 
-@pytest.mark.parametrize("path", ["/", "/games/trekking_the_world/leaderboard", "tournament", "match", "/status"])
+@pytest.mark.parametrize("path", ["/", "/games/trekking_the_world/leaderboard", "tournament", "match", "/status",
+                                  "/ladder"])
 def test_phone_width_pages_do_not_overflow(page, store, server, path):
     if path == "tournament":
         path = f"/tournaments/{store.done_tournament}"
