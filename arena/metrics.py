@@ -67,8 +67,8 @@ LADDER_PASSES = Counter("arena_ladder_passes",
                         ["outcome"])
 LADDER_SCHEDULED = Counter("arena_ladder_scheduled_matches", "Matches the ladder wrote and sent (whole groups)")
 LADDER_CPU = Counter("arena_ladder_cpu_seconds",
-                     "CPU time of the ladder's passes in this process: reading who is connected, pairing, "
-                     "writing the groups")
+                     "CPU time of the ladder's passes in this process: pairing, writing and sending the groups "
+                     "(reading the mailbox runs on the server's loop and counts with the gateway)")
 for _outcome in ("led", "standby", "error"):
     LADDER_PASSES.labels(outcome=_outcome)
 

@@ -4,7 +4,8 @@ The same processes as ``bench load`` (fleets of asyncio SDK bots on two ``arena 
 gateways, one private Redis, a scratch PostgreSQL, one ``arena worker --live`` and one prefork
 ``arena worker``), but nobody schedules anything: the ladder pairs whoever is connected. For
 ``BENCH_LADDER_SECONDS`` after every bot connected it samples, each second, the share of
-connected bots with a ladder match being played (a running match seating them), and reads the
+connected bots playing a ladder match (holding one of their slots in the mailbox: the match has
+begun for them, not merely been claimed), and reads the
 ladder's own counters from the leading gateway's /metrics: matches scheduled and the CPU its
 passes took. Reports the mean share (and the share in the last half, once the ladder has
 filled up), the time until every bot had played a rated match, matches per second, and the
@@ -28,6 +29,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from .bench_load import ARENA, ROOT, Processes, _bench_platform, _services, cpu_seconds, own_redis, register
 
@@ -50,6 +52,15 @@ def metric(port: int, name: str) -> float:
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                if line.startswith(name) and not line.startswith("#") and "_created" not in line.split(" ")[0])
+
+
+def playing_now(client: Any, prefix: str, bot_ids: list[int]) -> int:
+    """How many of ``bot_ids`` are playing a match now: holding a slot in the mailbox (the
+    match has begun for them), not merely claimed and waiting."""
+    pipe = client.pipeline(transaction=False)
+    for bot_id in bot_ids:
+        pipe.zcard(f"{prefix}live:{bot_id}")
+    return sum(1 for n in pipe.execute() if n)
 
 
 def in_play(url: str) -> tuple[set[int], int]:
@@ -136,28 +147,35 @@ def run(sizes: Sizes) -> None:
             external.forget()
         connected = time.perf_counter()
         print(f"connected {len(bots)} bots in {connected - started:.1f} s", flush=True)
+        import redis as redis_client
+
+        client = redis_client.Redis.from_url(redis)
+        stack.callback(client.close)
         shares, everyone_rated = [], None
         _, done0 = in_play(pg)
         while time.perf_counter() - connected < sizes.seconds:
             time.sleep(1.0)
             processes.check()
-            playing, _ = in_play(pg)
-            shares.append(len(playing & set(bot_ids)) / len(bot_ids))
+            shares.append(playing_now(client, env["ARENA_MAILBOX_PREFIX"], bot_ids) / len(bot_ids))
             if everyone_rated is None and rated_bots(pg) >= len(bot_ids):
                 everyone_rated = time.perf_counter() - connected
         elapsed = time.perf_counter() - connected
         _, done = in_play(pg)
         scheduled = sum(metric(port, "arena_ladder_scheduled_matches_total") for port in metric_ports)
         ladder_cpu = sum(metric(port, "arena_ladder_cpu_seconds_total") for port in metric_ports)
-        server_cpu = sum(cpu_seconds(p.pid) - cpu0[p.pid] for p in [*gateways, live])
+        spent = {name: cpu_seconds(p.pid) - cpu0[p.pid] for name, p in
+                 (("gateway 1", gateways[0]), ("gateway 2", gateways[1]), ("live worker", live), ("house worker", house))}
+        server_cpu = spent["gateway 1"] + spent["gateway 2"] + spent["live worker"]
         moves = external_moves(pg)
         half = shares[len(shares) // 2:]
-        print(f"share of connected bots with a ladder match in play: mean {sum(shares) / len(shares):.0%}, "
+        print(f"share of connected bots playing a ladder match (holding a slot): mean {sum(shares) / len(shares):.0%}, "
               f"second half {sum(half) / len(half):.0%} (each asks for {sizes.per_bot} at once)")
         print(f"every bot rated after {everyone_rated:.1f} s" if everyone_rated is not None
               else f"not every bot rated after {elapsed:.0f} s: {rated_bots(pg)} of {len(bot_ids)}")
         print(f"{done - done0} ladder matches played in {elapsed:.0f} s ({(done - done0) / elapsed:.1f}/s), "
               f"{scheduled:.0f} scheduled")
+        print("CPU seconds: " + ", ".join(f"{name} {seconds:.1f}" for name, seconds in spent.items())
+              + f"; the ladder's own {ladder_cpu:.1f}")
         if scheduled and moves:
             per_match_ms = 1000 * ladder_cpu / scheduled
             per_move_ms = 1000 * server_cpu / moves

@@ -70,19 +70,20 @@ def test_each_board_a_bot_asks_for_gets_whole_groups_and_room_is_counted(embedde
     ada, bram, cleo = register(url, "ada", "bram", "cleo")
     pairing, sent = ladder()
     for bot in (ada, bram, cleo):
-        connect(pairing, bot, table_sizes=[2, 3], max_matches=4)
+        connect(pairing, bot, table_sizes=[2, 3], max_matches=5)
     first = asyncio.run(pairing.pass_once())
     assert sent == [first] and len(first) == 4  # two groups of two rotations on the quietest board
     assert {board for board, _ in groups(url)} == {f"{GAME}:2"}
     second = asyncio.run(pairing.pass_once())
-    # Every bot has 2 of its 4 matches in play: the three-player board, quiet so far, is next.
+    # Every bot has 2 of its 5 matches in play, room for a group of 3: the three-player board,
+    # quiet so far, is next.
     assert len(second) == 3 and {board for board, _ in groups(url)} == {f"{GAME}:2", f"{GAME}:3"}
     for (board, _), seatings in groups(url).items():
         size = int(board.split(":")[1])
         assert len(seatings) == size and sorted(map(tuple, seatings)) == sorted(
             tuple(seatings[0][r:] + seatings[0][:r]) for r in range(size)), "every rotation of one deal"
     assert Counter(b for seatings in groups(url).values() for s in seatings[:1] for b in s)[ada] == 2
-    assert asyncio.run(pairing.pass_once()) == [], "no bot has room left: 2 + 3 of 4 at once"
+    assert asyncio.run(pairing.pass_once()) == [], "no bot has room for another group: 5 of 5 at once"
     assert "search" not in {strategy for strategy, bot in house_ids(url).items()
                             if any(bot in s for seatings in groups(url).values() for s in seatings)}
 
