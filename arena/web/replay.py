@@ -6,14 +6,21 @@ transcript, which also checks that they give the recorded scores and ranks. Fram
 as differences: frame 0 holds every field, frame ``k`` only the top-level fields that changed
 with decision ``k`` (and the names of those that disappeared), so a long match stays small. The JSON is assembled from per-field encodings, which is also how changes are
 found, so nothing is encoded twice.
+
+Beside the raw fields, each frame has its table (``arena.games.drawing``): the game's own
+drawing of the view, sent the same way as differences (``tables``). Card faces are sent once
+(``faces``) and a table's cards are their indexes there, so a long match of named cards
+(Backpacker, Itchy Feet) stays small too.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Final, Literal
 
 from arena import games
+from arena.games import drawing
 from arena.referee.transcript import replay as transcript_replay
 
 from . import boards
@@ -66,21 +73,54 @@ def _frame(previous: dict[str, Any], current: dict[str, Any]) -> str:
     return f"[{body},{_encode(removed)}]" if removed else f"[{body}]"
 
 
+class _Faces:
+    """Every distinct card face of a replay, each once; a table's cards become indexes."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.texts: list[str] = []
+
+    def intern(self, table: drawing.Table) -> drawing.Table:
+        for area in [*table.get("areas", []), *(a for s in table.get("seats", []) for a in s["areas"])]:
+            area["cards"] = [self._one(card) for card in area["cards"]]
+        return table
+
+    def _one(self, card: drawing.Card) -> int:
+        text = _encode(card)
+        if text not in self.index:
+            self.index[text] = len(self.texts)
+            self.texts.append(text)
+        return self.index[text]
+
+
 def replay_json(transcript: dict[str, Any], view: View, seats: list[str]) -> str:
     """The viewer's data as a JSON text: the match's decisions, outcome and board, and the
     frames of ``view``. Raises ``ReplayMismatch`` if the actions do not replay or do not give
     the recorded scores and ranks."""
+    game = games.get(transcript["game"])
+    seat = None if isinstance(view, str) else view
     previous: dict[str, Any] = {}
-    frames = []
+    frames: list[str] = []
+    last_table: drawing.Table | None = None
+    previous_table: dict[str, Any] = {}
+    tables: list[str] = []
+    faces = _Faces()
 
     def frame(state: games.State) -> None:
-        nonlocal previous
-        current = _encoded(_fields(state, view), previous)
+        nonlocal previous, last_table, previous_table
+        fields = _fields(state, view)
+        current = _encoded(fields, previous)
         frames.append(_frame(previous, current))
         previous = current
+        table = drawing.draw(game.name, fields, seat)
+        if table is not None:
+            drawing.highlight(table, last_table)
+            last_table = copy.deepcopy(table)
+            encoded = _encoded(faces.intern(table), previous_table)
+            tables.append(_frame(previous_table, encoded))
+            previous_table = encoded
 
     transcript_replay(transcript, frame)
-    game = games.get(transcript["game"])
     head = {
         "match_id": transcript.get("match_id"), "game": game.name, "title": game.title,
         "num_players": transcript["num_players"], "seats": seats, "view": view,
@@ -88,4 +128,5 @@ def replay_json(transcript: dict[str, Any], view: View, seats: list[str]) -> str
         "outcome": {k: transcript.get(k) for k in ("scores", "game_ranks", "ranks", "strikes", "forfeited", "capped")},
         "decisions": transcript["decisions"], "board": boards.board(game.name),
     }
-    return _encode(head)[:-1] + ',"frames":[' + ",".join(frames) + "]}"
+    drawn = f',"faces":[{",".join(faces.texts)}],"tables":[{",".join(tables)}]' if tables else ""
+    return _encode(head)[:-1] + ',"frames":[' + ",".join(frames) + "]" + drawn + "}"

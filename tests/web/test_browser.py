@@ -7,82 +7,30 @@ test's temporary folder."""
 
 from __future__ import annotations
 
-import shutil
 import threading
-from pathlib import Path
 
-import httpx
 import pytest
 import sqlalchemy as sa
 
 from arena.store import db
 from arena.store.queries import match_t
 
+from .browsing import NO_BROWSER, Page, api, start_browser
 from .helpers import GAMES, frames
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[dev]')")
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
-CHROMIUM = next(filter(None, map(shutil.which, ["chromium", "chromium-browser"])), None)
-DRIVER = shutil.which("chromedriver") or next(
-    (p for p in ["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"] if Path(p).exists()), None)
-pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                reason="chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
-
-
-def _browser(javascript: bool = True) -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"]:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    return webdriver.Chrome(service=Service(DRIVER), options=options)
+pytestmark = NO_BROWSER
 
 
 @pytest.fixture(scope="module")
 def browser():
-    driver = _browser()
+    driver = start_browser()
     yield driver
     driver.quit()
-
-
-class Page:
-    """Drives the browser for one test: visits paths, saves screenshots, and fails on any
-    console error (a script error, a failed request)."""
-
-    def __init__(self, driver: webdriver.Chrome, base: str, folder: Path) -> None:
-        self.driver, self.base, self.folder = driver, base, folder
-        driver.set_window_size(1280, 900)
-        driver.get_log("browser")  # start clean
-
-    def visit(self, path: str) -> None:
-        self.driver.get("about:blank")  # a new load even when only the #fragment differs
-        self.driver.get(self.base + path)
-        self.wait(lambda d: d.execute_script("return document.readyState") == "complete")
-
-    def wait(self, condition, timeout: float = 15.0):
-        return WebDriverWait(self.driver, timeout).until(condition)
-
-    def find(self, css: str):
-        return self.driver.find_element(By.CSS_SELECTOR, css)
-
-    def all(self, css: str):
-        return self.driver.find_elements(By.CSS_SELECTOR, css)
-
-    def shot(self, name: str) -> Path:
-        path = self.folder / f"{name}.png"
-        assert self.driver.save_screenshot(str(path))
-        return path
-
-    def no_console_errors(self) -> None:
-        errors = [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
 
 
 @pytest.fixture
@@ -90,12 +38,6 @@ def page(browser, server, tmp_path):
     visited = Page(browser, server.url, tmp_path)
     yield visited
     visited.no_console_errors()
-
-
-def api(server, path: str, **params):
-    response = httpx.get(server.url + path, params=params, timeout=30)
-    response.raise_for_status()
-    return response.json()
 
 
 def done_match(store, server, game: str, players: int = 2) -> int:
@@ -271,7 +213,7 @@ def test_phone_width_pages_do_not_overflow(page, store, server, path):
 
 
 def test_leaderboards_and_standings_work_without_javascript(server, store, tmp_path):
-    driver = _browser(javascript=False)
+    driver = start_browser(javascript=False)
     try:
         driver.get(f"{server.url}/games/{GAMES[0]}/leaderboard")
         rows = lambda: [r.find_element(By.CSS_SELECTOR, "a.bot").text  # noqa: E731

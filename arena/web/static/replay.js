@@ -1,6 +1,8 @@
 // The match viewer: steps through every decision of a finished match in one view (all
 // cards, or one seat's observation), from /api/v1/matches/ID/replay?view=V.
 // Frames come as differences; they are expanded once so any position shows at once.
+// Each frame's table (the game's own drawing, arena/games/<game>/drawing.py) is laid out by
+// drawTable, the one renderer for every game; the raw fields fold away below it.
 "use strict";
 (function () {
   var root = document.getElementById("viewer");
@@ -16,11 +18,12 @@
 
   var ui = {
     decision: document.getElementById("decision"), board: document.getElementById("board"),
-    state: document.getElementById("state"), list: document.getElementById("decisions"),
+    state: document.getElementById("state"), table: document.getElementById("table"),
+    raw: document.getElementById("raw"), list: document.getElementById("decisions"),
     jump: document.getElementById("jump"), total: document.getElementById("total"),
     view: document.getElementById("view"), play: root.querySelector("[data-act=play]")
   };
-  var data = null, frames = [], pos = 0, timer = null;
+  var data = null, frames = [], tables = [], pos = 0, timer = null;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -136,6 +139,93 @@
     ui.state.replaceChildren(out);
   }
 
+  // One card of a table: a standard playing card's face, or a game's own card (label, colour,
+  // a line under it, its rule text as the title). "on": lies on the card before it; "down":
+  // face down (known only to the all-cards view); "last": laid by the last decision.
+  function face(index) {
+    var f = data.faces[index], node;
+    if (f.code) node = card(f.code);
+    else {
+      node = el("span", "card named");
+      node.dataset.card = f.id;
+      node.dataset.kind = f.kind || "";
+      if (f.colour) {
+        node.style.background = f.colour;
+        node.classList.add(light(f.colour) ? "ink-dark" : "ink-light");
+      }
+      node.appendChild(el("span", "label", f.label));
+      if (f.sub) node.appendChild(el("span", "sub", f.sub));
+    }
+    if (f.title) node.title = f.title;
+    ["on", "down", "last"].forEach(function (flag) { if (f[flag]) node.classList.add(flag); });
+    return node;
+  }
+
+  function light(colour) {
+    var m = /^#(..)(..)(..)$/.exec(colour);
+    if (!m) return false;
+    var r = parseInt(m[1], 16), g = parseInt(m[2], 16), b = parseInt(m[3], 16);
+    return 0.299 * r + 0.587 * g + 0.114 * b > 150;
+  }
+
+  function drawArea(area) {
+    var box = el("div", "area");
+    box.dataset.area = area.name;
+    if (area.title) box.title = area.title;
+    var head = el("span", "area-name", area.name);
+    if (area.count !== undefined) head.appendChild(el("span", "count", " " + area.count));
+    box.appendChild(head);
+    var row = el("div", "cards");
+    area.cards.forEach(function (i) { row.appendChild(face(i)); });
+    if (area.hidden) {
+      for (var i = 0; i < Math.min(area.hidden, 6); i++) row.appendChild(el("span", "card back" + (i ? " on" : "")));
+      var backs = el("span", "backs", "\u00d7" + area.hidden);
+      backs.dataset.hidden = area.hidden;
+      row.appendChild(backs);
+    }
+    if (!area.cards.length && !area.hidden) row.appendChild(el("span", "none", "none"));
+    box.appendChild(row);
+    return box;
+  }
+
+  function drawFacts(facts, cls) {
+    var line = el("dl", "table-facts" + (cls ? " " + cls : ""));
+    facts.forEach(function (f) {
+      line.appendChild(el("dt", null, f[0]));
+      line.appendChild(el("dd", null, String(f[1])));
+    });
+    return line;
+  }
+
+  function drawSeat(seat, toPlay, acted) {
+    var box = el("section", "seat" + (seat.seat === toPlay ? " turn" : "") + (seat.seat === acted ? " acted" : ""));
+    box.dataset.seat = seat.seat;
+    box.style.borderColor = COLOURS[seat.seat % COLOURS.length];
+    var head = el("h4", "seat-name", "seat " + seat.seat + ": " + data.seats[seat.seat]);
+    if (seat.seat === toPlay) head.appendChild(el("span", "to-play", " \u25b6 to play"));
+    box.appendChild(head);
+    if (seat.facts.length) box.appendChild(drawFacts(seat.facts));
+    seat.areas.forEach(function (a) { box.appendChild(drawArea(a)); });
+    return box;
+  }
+
+  // The seats around the middle of the table: the viewing seat (seat 0 in the all-cards view)
+  // at the bottom, the others across from it.
+  function drawTable(at) {
+    var t = tables[at];
+    if (!t) { ui.table.replaceChildren(); return; }
+    var total = data.decisions.length;
+    var toPlay = at < total ? data.decisions[at][1] : -1, acted = at > 0 ? data.decisions[at - 1][1] : -1;
+    var home = typeof data.view === "number" ? data.view : 0;
+    var across = el("div", "seats across"), near = el("div", "seats near"), felt = el("div", "felt");
+    t.seats.forEach(function (s) { (s.seat === home ? near : across).appendChild(drawSeat(s, toPlay, acted)); });
+    if (t.facts && t.facts.length) felt.appendChild(drawFacts(t.facts, "middle"));
+    var middle = el("div", "middle");
+    t.areas.forEach(function (a) { middle.appendChild(drawArea(a)); });
+    felt.appendChild(middle);
+    ui.table.replaceChildren(across, felt, near);
+  }
+
   var SVG = "http://www.w3.org/2000/svg";
   function svg(tag, attrs, text) {
     var node = document.createElementNS(SVG, tag);
@@ -171,6 +261,17 @@
       g.appendChild(svg("text", { x: p.x, y: p.y + 22, "class": "place-name" }, p.name));
       map.appendChild(g);
     });
+    var before = pos > 0 ? frames[pos - 1].positions || [] : [];
+    positions.forEach(function (place, seat) {
+      if (!before[seat] || before[seat] === place) return;
+      var path = route(board, before[seat], place);
+      var points = path.map(function (id) { return where[id] ? where[id].x + "," + where[id].y : ""; }).join(" ");
+      var line = svg("polyline", { points: points, "class": "last-route", "data-seat": seat,
+                                   stroke: COLOURS[seat % COLOURS.length] });
+      line.appendChild(svg("title", {}, seatName(seat) + ": " + path.map(function (id) {
+        return where[id] ? where[id].name : id; }).join(" \u2192 ")));
+      map.appendChild(line);
+    });
     positions.forEach(function (place, seat) {
       var p = where[place];
       if (!p) return;
@@ -182,6 +283,26 @@
       map.appendChild(token);
     });
     ui.board.replaceChildren(map);
+  }
+
+  // The shortest way along the map's connections from one place to another (the route a
+  // trekker took: a move follows connections).
+  function route(board, from, to) {
+    var next = {}, back = {}, queue = [from];
+    board.connections.forEach(function (c) {
+      (next[c[0]] = next[c[0]] || []).push(c[1]);
+      (next[c[1]] = next[c[1]] || []).push(c[0]);
+    });
+    back[from] = null;
+    while (queue.length) {
+      var at = queue.shift();
+      if (at === to) break;
+      (next[at] || []).forEach(function (n) { if (!(n in back)) { back[n] = at; queue.push(n); } });
+    }
+    if (!(to in back)) return [from, to];
+    var path = [];
+    for (var p = to; p !== null; p = back[p]) path.unshift(p);
+    return path;
   }
 
   function describe(at) {
@@ -217,6 +338,7 @@
     pos = Math.max(0, Math.min(frames.length - 1, at));
     describe(pos);
     drawBoard(frames[pos]);
+    drawTable(pos);
     drawState(frames[pos]);
     ui.jump.value = pos;
     var current = ui.list.querySelector(".current");
@@ -270,6 +392,8 @@
       .then(function (got) {
         data = got;
         frames = expand(got.frames);
+        tables = got.tables ? expand(got.tables) : [];
+        if (!tables.length) ui.raw.open = true;  // a game without its drawing shows its fields
         buildList();
         root.dataset.view = String(got.view);
         root.removeAttribute("aria-busy");
