@@ -156,12 +156,15 @@ def test_the_trekking_map_draws_the_last_move(page, server, one_of_each):
     match_id = one_of_each["trekking_the_world"]
     data = api(server, f"/api/v1/matches/{match_id}/replay", view="all")
     states = frames(data)
-    moved = next(k for k in range(1, len(states)) if states[k]["positions"] != states[k - 1]["positions"])
+    def travelled(k: int) -> list[int]:  # the seats that went from one place to another (not placed)
+        return [s for s in range(PLAYERS)
+                if states[k - 1]["positions"][s] and states[k]["positions"][s] != states[k - 1]["positions"][s]]
+
+    moved = next(k for k in range(1, len(states)) if travelled(k))
     page.visit(f"/matches/{match_id}#d{moved}")
     page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, f"#decision[data-pos='{moved}'] ~ .viewer-body svg.map"))
     routes = page.all("svg.map .last-route")
-    seats = [s for s in range(PLAYERS) if states[moved]["positions"][s] != states[moved - 1]["positions"][s]]
-    assert sorted(int(r.get_attribute("data-seat")) for r in routes) == seats
+    assert sorted(int(r.get_attribute("data-seat")) for r in routes) == travelled(moved)
     page.find("body").send_keys(Keys.HOME)
     page.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#decision").get_attribute("data-pos") == "0")
     assert not page.all("svg.map .last-route")

@@ -48,8 +48,8 @@ def table(fields: d.Fields, view: int | None) -> d.Table:
     seats = []
     for s in d.seats_of(fields):
         if full:
-            hand = d.area("hand", [card(c) for c in fields["hands"][s]])
-            chosen = fields["choice"][s] or []
+            chosen = fields["choice"][s] or []  # still in the hand in the full state, but lying apart
+            hand = d.area("hand", [card(c) for c in fields["hands"][s] if c not in chosen])
             choice = d.area("chosen", [{**card(c), "down": True} for c in chosen])
             facts: list[list[object]] = []
         else:
