@@ -99,6 +99,9 @@ def highlight(now: Table, before: Table | None) -> Table:
     for key, (now_area,) in _keys(now).items():
         if now_area["name"] == "hand":
             continue
+        was_count = old[key][0].get("count") if key in old else None
+        if was_count is not None and now_area.get("count", 0) <= was_count:
+            continue  # a pile that shrank (a card taken off it) shows older cards, not a play
         was = Counter(_card_key(c) for a in old.get(key, []) for c in a["cards"])
         for card in now_area["cards"]:
             name = _card_key(card)

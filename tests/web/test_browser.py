@@ -58,7 +58,7 @@ def test_every_page_type_loads_cleanly(page, store, server):
         "tournament-live": (f"/tournaments/{store.live_tournament}", "#tournament-live[data-live]"),
         "match-running": (f"/matches/{store.running_match}", "#match-live[data-live]"),
         "match-withheld": (f"/matches/{store.withheld_match}", ".note"),
-        "match": (f"/matches/{durak}", "#state .card"),
+        "match": (f"/matches/{durak}", "#table .card"),
         "status": ("/status", ".figures .figure"),
         "ladder": ("/ladder", "main h1 + p.meta"),
         "api": ("/api", "table.params"),

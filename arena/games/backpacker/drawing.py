@@ -77,5 +77,5 @@ def table(fields: d.Fields, view: int | None) -> d.Table:
     future = len(fields["future"]) if full else fields["future_size"]
     areas = [d.area("Future pile", hidden=future, count=future),
              d.area("Past pile", d.top(past, PAST_SHOWN), count=len(past))]
-    facts: list[list[object]] = [["year", f"{fields['year']} of {fields['years']}"], ["phase", fields["phase"]]]
+    facts = [["year", f"{fields['year']} of {fields['years']}"], ["phase", fields["phase"]]]
     return {"seats": seats, "areas": areas, "facts": facts}
