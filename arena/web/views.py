@@ -5,12 +5,15 @@ purpose: FastAPI runs them in its thread pool, off the event loop."""
 from __future__ import annotations
 
 import hashlib
+import time
+from dataclasses import asdict
 from typing import Any
 
 from arena import games
 from arena.errors import NotFound
 from arena.games import house
-from arena.store import db, queries
+from arena.stats import ml
+from arena.store import db, ml_board, queries
 from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, ladder, live, replay
@@ -63,7 +66,29 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
     order = order or ("desc" if sort in web_queries.NATURAL_DESC else "asc")
     with db.read(url) as c:
         rows = web_queries.sorted_leaderboard(c, found.name, sort, order == "desc", limit)
-    return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows}
+    fitted = ml_leaderboard(url, found.name)[:limit]
+    return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows,
+            "ml": {"anchor": ml.ANCHOR, "replicas": ml.REPLICAS, "rows": [asdict(r) for r in fitted]}}
+
+
+def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow]:
+    """The game's maximum-likelihood list, kept in ``caches.fits``: the store is asked for
+    its rated results' version at most every ``ML_CHECK_SECONDS``, and the list is fitted
+    again only when the version moved."""
+    key = (url, game)
+    kept = caches.fits.get(key)
+    if kept is not None and time.monotonic() - kept[1] < caches.ML_CHECK_SECONDS:
+        return kept[2]
+    with caches.fitting:
+        kept = caches.fits.get(key)  # another request may have fitted it while this one waited
+        if kept is not None and time.monotonic() - kept[1] < caches.ML_CHECK_SECONDS:
+            return kept[2]
+        checked = time.monotonic()
+        with db.read(url) as c:
+            version = ml_board.version(c, game)
+            rows = kept[2] if kept is not None and kept[0] == version else ml_board.leaderboard(c, game)
+        caches.fits.put(key, (version, checked, rows))
+        return rows
 
 
 def bot(url: str | None, name: str, before: int | None = None, ladder_seconds: float = 2.0) -> dict[str, Any]:
