@@ -70,6 +70,8 @@ PRIOR_DRAWS = 1.0
 REPLICAS = 400
 SEED = 26
 _TOLERANCE = 1e-12  # largest step in natural units at which a fit has converged
+# A replica only places a percentile: a millionth of a natural unit (0.0002 Elo) is plenty.
+_REPLICA_TOLERANCE = 1e-6
 _MAX_NEWTON = 100
 _MAX_CHORD = 200
 
@@ -198,15 +200,19 @@ def _probabilities(theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _gradient(data: _Data, theta: np.ndarray, chosen: np.ndarray, made: np.ndarray, prior: float) -> np.ndarray:
-    """dL/dtheta for every replica (rows of ``theta``)."""
+    """dL/dtheta for every replica (rows of ``theta``). The expected choices of bot ``i`` are
+    ``gamma_i * sum over its sets R of n_R / sum_{j in R} gamma_j``, ``gamma = exp(theta)``
+    scaled per replica (the prior keeps strengths within far less than exp's range)."""
     replicas, k = theta.shape
-    expected = np.zeros(replicas * k)
-    rows = np.arange(replicas)[:, None, None]
+    gamma = np.exp(theta - theta.max(axis=1, keepdims=True))
+    exposure = np.zeros(replicas * k)
+    rows = np.arange(replicas)[:, None] * k
     for offset, idx in data.sizes:
-        p = _probabilities(theta, idx) * made[:, offset:offset + len(idx), None]
-        expected += np.bincount((rows * k + idx[None]).ravel(), p.ravel(), replicas * k)
+        share = made[:, offset:offset + len(idx)] / gamma[:, idx].sum(axis=2)
+        for seat in range(idx.shape[1]):
+            exposure += np.bincount((rows + idx[None, :, seat]).ravel(), share.ravel(), replicas * k)
     won = 1.0 / (1.0 + np.exp(-theta))  # against the virtual bot of the prior
-    return chosen - expected.reshape(replicas, k) + prior * (0.5 - won)
+    return chosen - gamma * exposure.reshape(replicas, k) + prior * (0.5 - won)
 
 
 def _information(data: _Data, theta: np.ndarray, made: np.ndarray, prior: float) -> np.ndarray:
@@ -272,14 +278,16 @@ def _bootstrap(data: _Data, theta: np.ndarray, info: np.ndarray, replicas: int, 
     out = np.empty((replicas, len(theta)))
     for start in range(0, replicas, chunk):
         size = min(chunk, replicas - start)
-        counts = rng.multinomial(data.units, np.full(data.units, 1.0 / data.units), size=size).astype(float)
+        # Each replica draws as many units as there are, with replacement (a multinomial).
+        drawn = rng.integers(0, data.units, size=(size, data.units)) + np.arange(size)[:, None] * data.units
+        counts = np.bincount(drawn.ravel(), minlength=size * data.units).reshape(size, data.units).astype(float)
         chosen, made = data.totals(counts)
         fitted = np.tile(theta, (size, 1))
         moving = np.ones(size, bool)
         for _ in range(_MAX_CHORD):
             step = _gradient(data, fitted[moving], chosen[moving], made[moving], prior) @ inverse
             fitted[moving] += step
-            still = np.max(np.abs(step), axis=1) >= _TOLERANCE * 1e3
+            still = np.max(np.abs(step), axis=1) >= _REPLICA_TOLERANCE
             moving[np.flatnonzero(moving)[~still]] = False
             if not moving.any():
                 break

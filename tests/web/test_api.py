@@ -14,6 +14,7 @@ from arena.referee import replay as referee_replay
 from arena.store import db, ml_board
 from arena.web import caches
 from arena.web import queries as web_queries
+from tests.helpers import wait_until
 
 from .helpers import GAMES, frames
 
@@ -322,7 +323,9 @@ def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypat
     monkeypatch.setattr(ml_board, "leaderboard", lambda *a, **k: fits.append(a[1]) or original(*a, **k))
     monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)  # ask the store on every read
     first = views.ml_leaderboard(store.url, GAMES[0])
-    again = views.ml_leaderboard(store.url, GAMES[0])
-    assert again is first and fits == [GAMES[0]]  # the version did not move: no second fit
-    caches.fits.put((store.url, GAMES[0]), ((0, 0, 0), 0.0, []))  # as if fitted on fewer results
+    assert views.ml_leaderboard(store.url, GAMES[0]) is first and fits == [GAMES[0]]  # same version: kept
+    # As if fitted on fewer results: the stale list is served while a new fit runs apart.
+    caches.fits.put((store.url, GAMES[0]), ((0, 0, 0), 0.0, []))
+    assert views.ml_leaderboard(store.url, GAMES[0]) == []
+    wait_until(lambda: caches.fits.get((store.url, GAMES[0]))[2], timeout=30, what="the refit")
     assert views.ml_leaderboard(store.url, GAMES[0]) == first and fits == [GAMES[0], GAMES[0]]
