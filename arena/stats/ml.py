@@ -59,8 +59,9 @@ spread of that difference as standard deviation (so their correlation is counted
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -146,7 +147,7 @@ class _Data:
     """The units packed in arrays: bots by index, risk sets grouped by size (a 2-D array of
     bot indices each), and each unit's entries (unit, set or bot, weight)."""
 
-    def __init__(self, found: dict[Hashable, Unit]) -> None:
+    def __init__(self, found: Mapping[Any, Unit]) -> None:
         keys = sorted(found, key=_sort_key)
         self.bots = sorted({b for u in found.values() for b in u.chosen} |
                            {b for u in found.values() for risk in u.sets for b in risk})
@@ -302,7 +303,7 @@ def _elo(theta: np.ndarray) -> np.ndarray:
     return ANCHOR + ELO_PER_NATURAL * (theta - theta.mean(axis=-1, keepdims=True))
 
 
-def strengths(found: dict[Hashable, Unit], prior: float = PRIOR_DRAWS) -> dict[int, float]:
+def strengths(found: Mapping[Any, Unit], prior: float = PRIOR_DRAWS) -> dict[int, float]:
     """The maximum-likelihood ratings of every bot in ``found`` (no interval): Elo scale,
     mean ``ANCHOR``."""
     if not found:
@@ -313,7 +314,7 @@ def strengths(found: dict[Hashable, Unit], prior: float = PRIOR_DRAWS) -> dict[i
     return dict(zip(data.bots, _elo(theta).tolist(), strict=True))
 
 
-def fit(found: dict[Hashable, Unit], replicas: int = REPLICAS, seed: int = SEED,
+def fit(found: Mapping[Any, Unit], replicas: int = REPLICAS, seed: int = SEED,
         prior: float = PRIOR_DRAWS, chunk: int = 32) -> list[Rated]:
     """The list, best first: every bot's maximum-likelihood rating, its 95 % bootstrap
     interval over the units, and its LOS over the next bot. Ties of rating are listed by bot."""
