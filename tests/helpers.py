@@ -46,3 +46,35 @@ def arena_serve(env: dict[str, str], log: Path, *args: str) -> Iterator[subproce
         yield process
     finally:
         stop(process)
+
+
+def plain_bradley_terry(games: list[tuple[int, int, float]], prior_draws: float = 1.0,
+                        sweeps: int = 20000) -> dict[int, float]:
+    """An Elo-scale Bradley-Terry fit written apart from ``arena.stats.ml``, to check it:
+    Zermelo's iteration over ``(a, b, score of a)`` games (a draw is half a win each way),
+    with ``prior_draws`` draws of each bot against a virtual bot of strength 1, anchored at a
+    mean of 1500."""
+    import math
+
+    bots = sorted({a for a, _, _ in games} | {b for _, b, _ in games})
+    wins = {i: prior_draws / 2 for i in bots}
+    met: dict[tuple[int, int], float] = {}
+    for a, b, score in games:
+        wins[a] += score
+        wins[b] += 1 - score
+        met[(a, b)] = met.get((a, b), 0) + 1
+        met[(b, a)] = met.get((b, a), 0) + 1
+    gamma = dict.fromkeys(bots, 1.0)
+    for _ in range(sweeps):
+        new = {}
+        for i in bots:
+            seen = prior_draws / (gamma[i] + 1.0)
+            seen += sum(n / (gamma[i] + gamma[j]) for (a, j), n in met.items() if a == i)
+            new[i] = wins[i] / seen
+        moved = max(abs(math.log(new[i] / gamma[i])) for i in bots)
+        gamma = new
+        if moved < 1e-13:
+            break
+    elo = {i: 400 * math.log10(g) for i, g in gamma.items()}
+    mean = sum(elo.values()) / len(elo)
+    return {i: 1500 + e - mean for i, e in elo.items()}

@@ -1,4 +1,6 @@
-"""``arena leaderboard GAME``: bots by Elo with their 95 % interval."""
+"""``arena leaderboard GAME``: bots by Elo with their 95 % interval; ``--model ml``: by the
+maximum-likelihood fit of every rated result (``arena.stats.ml``), with its bootstrap interval
+and the likelihood of superiority over the next bot."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from rich import box
 from rich.table import Table
 
 from arena import games
-from arena.store import db, queries
+from arena.stats import ml
+from arena.store import db, ml_board, queries
 
 # A crosstable is read through the seats of its bots: kept to the top few of the board.
 CROSSTABLE_MAX = 10
@@ -21,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("game")
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--model", choices=("elo", "ml"), default="elo",
+                        help="elo: the online Elo (default); ml: one maximum-likelihood fit of every "
+                             "rated result, the same in whatever order they were played")
     parser.add_argument("--head-to-head", action="store_true",
                         help=f"also how each of the top {CROSSTABLE_MAX} bots fared against each other")
     parser.set_defaults(func=run)
@@ -45,12 +51,34 @@ def print_leaderboard(game: str, rows: list[queries.LeaderboardRow]) -> None:
     print_table(table, out)
 
 
-def print_crosstable(game: str, rows: list[queries.LeaderboardRow],
-                     meetings: dict[tuple[str, str], queries.Meetings]) -> None:
+def print_ml_leaderboard(game: str, rows: list[ml_board.MLRow]) -> None:
+    """The maximum-likelihood list: rating, 95 % interval, LOS over the next bot."""
+    from . import console, print_table
+
+    out = console()
+    out.print(f"{game}: maximum likelihood (mean {ml.ANCHOR:.0f})", style="bold", markup=False, highlight=False)
+    if not rows:
+        out.print("  no rated matches yet")
+        return
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for header in ("#", "bot", "rating", "95% interval", "LOS next"):
+        table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
+    for r in rows:
+        table.add_row(str(r.rank), r.bot, f"{r.rating:.0f}", f"[{r.low:.0f}, {r.high:.0f}]",
+                      "-" if r.los_next is None else f"{r.los_next:.1%}")
+    print_table(table, out)
+
+
+def ml_json(game: str, rows: list[ml_board.MLRow]) -> dict:
+    """The maximum-likelihood list for scripts, with its anchor and bootstrap replicas."""
+    return {"game": game, "model": "ml", "anchor": ml.ANCHOR, "replicas": ml.REPLICAS,
+            "rows": [asdict(r) for r in rows]}
+
+
+def print_crosstable(game: str, bots: list[str], meetings: dict[tuple[str, str], queries.Meetings]) -> None:
     """Won-drawn-lost of each row's bot against each column's, in the leaderboard's order."""
     from . import console, print_table
 
-    bots = [r.bot for r in rows]
     out = console()
     out.print(f"{game}: head to head (won-drawn-lost)", style="bold", markup=False, highlight=False)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
@@ -75,17 +103,24 @@ def leaderboard_json(game: str, rows: list[queries.LeaderboardRow]) -> dict:
 def run(args: argparse.Namespace) -> int:
     game = games.get(args.game).name
     with db.read() as connection:
-        rows = queries.leaderboard(connection, game, args.limit)
-        top = rows[:CROSSTABLE_MAX]
-        meetings = queries.head_to_head(connection, game, [r.bot for r in top]) if args.head_to_head else {}
+        if args.model == "ml":
+            fitted = ml_board.leaderboard(connection, game, args.limit)
+            top = [r.bot for r in fitted[:CROSSTABLE_MAX]]
+        else:
+            rows = queries.leaderboard(connection, game, args.limit)
+            top = [r.bot for r in rows[:CROSSTABLE_MAX]]
+        meetings = queries.head_to_head(connection, game, top) if args.head_to_head else {}
     if args.json:
-        data = leaderboard_json(game, rows)
+        data = ml_json(game, fitted) if args.model == "ml" else leaderboard_json(game, rows)
         if args.head_to_head:
             data["head_to_head"] = [{"bot": bot, "opponent": other} | asdict(met)
                                     for (bot, other), met in sorted(meetings.items())]
         print(json.dumps(data, indent=2))
     else:
-        print_leaderboard(game, rows)
+        if args.model == "ml":
+            print_ml_leaderboard(game, fitted)
+        else:
+            print_leaderboard(game, rows)
         if args.head_to_head and len(top) > 1:
             print()
             print_crosstable(game, top, meetings)

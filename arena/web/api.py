@@ -46,14 +46,20 @@ def game(request: Request, game: str) -> dict[str, Any]:
     return views.game(_url(request), game)
 
 
-@router.get("/games/{game}/leaderboard", summary="A game's bots by Elo, with the 95 % interval")
+@router.get("/games/{game}/leaderboard",
+            summary="A game's bots by Elo, with the 95 % interval, and its maximum-likelihood list")
 def leaderboard(request: Request, game: str,
                 sort: Literal["rank", "bot", "elo", "interval", "matches", "win_rate", "mean_rank",
                               "last_played"] = "rank",
                 order: Literal["asc", "desc"] | None = None, limit: BoardLimit = 1000) -> dict[str, Any]:
     """Rows: rank (by Elo), bot, house (a house bot), elo, low and high (the 95 % interval),
     matches, win_rate, mean_rank, last_played. ``order`` defaults to each column's natural
-    direction (best first)."""
+    direction (best first). ``ml``: one maximum-likelihood fit of every rated result of the
+    game (the same in whatever order they were played): its ``anchor`` (the mean rating),
+    the bootstrap's ``replicas`` and its ``rows``, best first: rank, bot, rating, low and high
+    (95 % interval over whole duplicate groups), los_next (likelihood that the bot is stronger
+    than the next on this list; null on the last). Refitted when rated results arrive, at most
+    every 30 seconds."""
     return views.leaderboard(_url(request), game, sort, order, limit)
 
 

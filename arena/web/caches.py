@@ -7,6 +7,11 @@
 * ``snapshots``: pages of running tournaments, running matches and the home page's live
   list, shared by every viewer for ``ARENA_LIVE_SNAPSHOT_SECONDS``: a hundred viewers
   refreshing cost one read per period, and such a page is never older than that.
+* ``fits``: each game's maximum-likelihood list (``arena.store.ml_board``), with the
+  ``version`` of the rated results it was fitted on. Its cost grows with the results (about
+  a second at a million), so the store is asked whether new results arrived at most every
+  ``ML_CHECK_SECONDS``, and the list is fitted again only when they did; one fit runs at a
+  time (``fitting``), the others wait for it and take its list.
 * ``finished``: pages of finished tournaments (and their HTML), which never change again
   and hold no seed, kept until pushed out by newer ones (``FINISHED_PAGES``).
 
@@ -60,11 +65,14 @@ def _replay_size(entry: tuple[str, str]) -> int:
     return len(entry[1])  # (etag, JSON text): the text is nearly all of it
 
 
+ML_CHECK_SECONDS = 30.0  # a maximum-likelihood list may lag new results by this much
 FINISHED_PAGES = 32  # a 100,000-match tournament's page is about 1 MB of data and 1 MB of HTML
 
 replays = Shared(LRUCache(maxsize=64 << 20, getsizeof=_replay_size))
 snapshots = Shared(TTLCache(maxsize=1024, ttl=2.0))
 finished = Shared(LRUCache(maxsize=FINISHED_PAGES))
+fits = Shared(LRUCache(maxsize=256))  # (store, game) -> (version, checked at, list)
+fitting = threading.Lock()
 
 
 def page(key: Hashable, compute: Callable[[], T], final: Callable[[T], bool]) -> T:
@@ -85,3 +93,4 @@ def configure(replay_bytes: int, snapshot_seconds: float) -> None:
     replays = Shared(LRUCache(maxsize=max(1, replay_bytes), getsizeof=_replay_size))
     snapshots = Shared(TTLCache(maxsize=1024, ttl=max(snapshot_seconds, 1e-6)))
     finished.clear()
+    fits.clear()

@@ -65,7 +65,8 @@ def game(request: Request, game: str) -> HTMLResponse:
 @router.get("/games/{game}/leaderboard")
 def leaderboard(request: Request, game: str, sort: str = "rank", order: str | None = None) -> HTMLResponse:
     board = views.leaderboard(_url(request), game, sort, order)
-    return render(request, "leaderboard.html", board=board, axis=charts.scale(board["rows"]))
+    fitted = {r["bot"]: r for r in board["ml"]["rows"]}
+    return render(request, "leaderboard.html", board=board, axis=charts.scale(board["rows"]), ml=fitted)
 
 
 @router.get("/bots/{name}")

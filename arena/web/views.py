@@ -5,12 +5,16 @@ purpose: FastAPI runs them in its thread pool, off the event loop."""
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
+from dataclasses import asdict
 from typing import Any
 
 from arena import games
 from arena.errors import NotFound
 from arena.games import house
-from arena.store import db, queries
+from arena.stats import ml
+from arena.store import db, ml_board, queries
 from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, ladder, live, replay
@@ -63,7 +67,46 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
     order = order or ("desc" if sort in web_queries.NATURAL_DESC else "asc")
     with db.read(url) as c:
         rows = web_queries.sorted_leaderboard(c, found.name, sort, order == "desc", limit)
-    return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows}
+    fitted = ml_leaderboard(url, found.name)[:limit]
+    return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows,
+            "ml": {"anchor": ml.ANCHOR, "replicas": ml.REPLICAS, "rows": [asdict(r) for r in fitted]}}
+
+
+def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow]:
+    """The game's maximum-likelihood list, kept in ``caches.fits``. The store is asked for its
+    rated results' version at most every ``ML_CHECK_SECONDS``; when it moved, the list is
+    fitted again on a thread of its own while readers keep getting the list they had (a fit
+    takes seconds at a million results). Only the first read of a game waits for a fit."""
+    key = (url, game)
+    kept = caches.fits.get(key)
+    if kept is not None and time.monotonic() - kept[1] < caches.ML_CHECK_SECONDS:
+        return kept[2]
+    if kept is None:
+        with caches.fitting:  # one first fit at a time: the others wait and take its list
+            kept = caches.fits.get(key)
+            if kept is None:
+                return _fit(url, game, None)
+        return kept[2]
+    caches.fits.put(key, (kept[0], time.monotonic(), kept[2]))  # no other reader checks meanwhile
+    with db.read(url) as c:
+        version = ml_board.version(c, game)
+    if version != kept[0]:
+        threading.Thread(target=_refit, args=(url, game, kept), name=f"ml fit {game}", daemon=True).start()
+    return kept[2]
+
+
+def _fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]] | None) -> list[ml_board.MLRow]:
+    checked = time.monotonic()
+    with db.read(url) as c:
+        version = ml_board.version(c, game)
+        rows = kept[2] if kept is not None and kept[0] == version else ml_board.leaderboard(c, game)
+    caches.fits.put((url, game), (version, checked, rows))
+    return rows
+
+
+def _refit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]]) -> None:
+    with caches.fitting:
+        _fit(url, game, kept)
 
 
 def bot(url: str | None, name: str, before: int | None = None, ladder_seconds: float = 2.0) -> dict[str, Any]:

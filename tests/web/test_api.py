@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from dataclasses import asdict
 
 import pytest
 
 from arena import games
 from arena.referee import replay as referee_replay
-from arena.store import db
+from arena.store import db, ml_board
 from arena.web import caches
 from arena.web import queries as web_queries
+from tests.helpers import wait_until
 
 from .helpers import GAMES, frames
 
@@ -283,3 +285,47 @@ def test_the_ladder_page_and_a_bots_ladder_state_without_a_ladder(client, store)
     flaky = client.get("/api/v1/bots/flaky").json()["ladder"]
     assert flaky == {"state": "away", "entry": None, "versions": []}
     assert "not connected" in client.get("/bots/flaky").text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_leaderboard_ml_block_beside_elo(client, store, game):
+    """The maximum-likelihood list of the same rated results: every bot Elo rates is on it,
+    anchored at a mean of 1500, each with an interval and its LOS over the next; the page
+    shows the same numbers beside Elo."""
+    caches.fits.clear()
+    board = client.get(f"/api/v1/games/{game}/leaderboard").json()
+    fitted = board["ml"]
+    assert fitted["anchor"] == 1500 and fitted["replicas"] > 0
+    rows = fitted["rows"]
+    assert {r["bot"] for r in rows} == {r["bot"] for r in board["rows"]}
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
+    assert abs(sum(r["rating"] for r in rows) / len(rows) - 1500) < 1e-6
+    assert all(r["low"] <= r["rating"] <= r["high"] for r in rows)
+    assert all(0.5 <= r["los_next"] <= 1 for r in rows[:-1]) and rows[-1]["los_next"] is None
+    with db.read(store.url) as c:  # the store's own fit of the same results
+        assert [asdict(r) for r in ml_board.leaderboard(c, game)] == rows
+    assert client.get(f"/api/v1/games/{game}/leaderboard").json()["ml"] == fitted  # kept, not refitted
+    page = client.get(f"/games/{game}/leaderboard").text
+    for r in rows:
+        assert f'{r["rating"]:.0f} <span class="meta">#{r["rank"]}</span>' in page
+        assert f'{r["low"]:.0f}–{r["high"]:.0f}' in page
+        if r["los_next"] is not None:
+            assert f'{100 * r["los_next"]:.1f} %' in page
+
+
+def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypatch):
+    from arena.web import views
+
+    caches.fits.clear()
+    fits = []
+    original = ml_board.leaderboard
+    monkeypatch.setattr(ml_board, "leaderboard", lambda *a, **k: fits.append(a[1]) or original(*a, **k))
+    monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)  # ask the store on every read
+    first = views.ml_leaderboard(store.url, GAMES[0])
+    assert views.ml_leaderboard(store.url, GAMES[0]) is first and fits == [GAMES[0]]  # same version: kept
+    # As if fitted on fewer results: the stale list is served while a new fit runs apart.
+    caches.fits.put((store.url, GAMES[0]), ((0, 0, 0), 0.0, []))
+    assert views.ml_leaderboard(store.url, GAMES[0]) == []
+    wait_until(lambda: caches.fits.get((store.url, GAMES[0]))[2], timeout=30, what="the refit")
+    assert views.ml_leaderboard(store.url, GAMES[0]) == first and fits == [GAMES[0], GAMES[0]]
