@@ -22,7 +22,7 @@ def actions(options: dict[str, Any]) -> list[str]:
     table = PLAY_AND_CALL if options["last_card"] else PLAY
     out = [a for c in DECK for a in table[c]]
     out += [DRAW, PASS]
-    penalties = set()
+    penalties: set[int] = set()
     if options["draw_two"]:
         penalties.update(range(2, 2 * 4 * options["decks"] + 1, 2))  # DATA 5.4: twos stack
     if options["black_jack"]:
