@@ -214,6 +214,36 @@ def seat(name: str, num_players: int, get: Callable[[Obs], int | None], help: st
     return Block(name, num_players, 0, 1, fill, help)
 
 
+def seats_choice(name: str, num_players: int, values: Sequence[Any],
+                 get: Callable[[Obs], Sequence[Any]], help: str) -> Block:
+    """Per seat, one-hot of its value among ``values`` (``num_players`` groups of
+    ``len(values)``), the observer's first."""
+    where = {value: i for i, value in enumerate(values)}
+    width = len(values)
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        me = obs["seat"]
+        for s, value in enumerate(get(obs)):
+            i = where.get(value)
+            if i is not None:
+                out[((s - me) % num_players) * width + i] = 1
+
+    return Block(name, num_players * width, 0, 1, fill, help)
+
+
+def multisets(cards: Sequence[str], most: int | None = None) -> list[tuple[str, ...]]:
+    """Every non-empty choice of cards among ``cards`` (a card listed twice may be chosen
+    twice), of at most ``most`` cards, each sorted: the card groups of action ids."""
+    counts: dict[str, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    out: list[tuple[str, ...]] = [()]
+    for c in sorted(counts):
+        out = [chosen + (c,) * k for chosen in out for k in range(counts[c] + 1)]
+    found = [tuple(sorted(chosen)) for chosen in out if chosen and (most is None or len(chosen) <= most)]
+    return sorted(found, key=lambda chosen: (len(chosen), chosen))
+
+
 def seats_cards(name: str, num_players: int, deck: Sequence[str],
                 get: Callable[[Obs], Sequence[Iterable[str]]], help: str) -> Block:
     """A card set per seat (``num_players`` blocks of ``deck``'s cards), the observer's first."""

@@ -23,7 +23,7 @@ from arena.games.testing import cases, checkpoints, random_playout, snapshot
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
 # The games with an encoding for learning; every game once they all have one.
-ENCODED = ["crazy_eights", "durak"]
+ENCODED = ["bastard_brag", "crazy_eights", "durak", "shithead"]
 
 
 def _tables(name: str) -> list[Any]:
