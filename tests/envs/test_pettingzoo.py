@@ -23,7 +23,7 @@ from arena.games.testing import cases, checkpoints, random_playout, snapshot
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
 # The games with an encoding for learning; every game once they all have one.
-ENCODED = ["backpacker", "bastard_brag", "crazy_eights", "durak", "shithead", "yaniv"]
+ENCODED = ["backpacker", "bastard_brag", "card_trip_europe", "crazy_eights", "durak", "shithead", "yaniv"]
 
 
 def _tables(name: str) -> list[Any]:
