@@ -62,8 +62,14 @@ class Block:
 class Encoding:
     """A game's tensor layout and action space at one player count and options."""
 
-    def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str]) -> None:
+    def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str],
+                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "") -> None:
         self.game = game
+        # Legal actions too many to list (a game with combinations without bound): those that
+        # ``beyond`` tells are left out of the mask; the game must leave another legal action
+        # in the space at every decision (the tests check it). ``beyond_help`` says which.
+        self.beyond = beyond
+        self.beyond_help = beyond_help
         self.num_players = num_players
         self.blocks = tuple(blocks)
         self.actions: tuple[str, ...] = tuple(actions)
@@ -93,6 +99,8 @@ class Encoding:
         for action in legal:
             i = index.get(action)
             if i is None:
+                if self.beyond is not None and self.beyond(action):
+                    continue
                 raise UnknownAction(f"{self.game}: legal action {action!r} is not in the action space")
             out[i] = 1
         return out
@@ -134,11 +142,13 @@ def positions(deck: Iterable[str]) -> dict[str, int]:
     return {card: i for i, card in enumerate(dict.fromkeys(deck))}
 
 
-def cards(name: str, deck: Sequence[str], get: Callable[[Obs], Iterable[str] | None], help: str) -> Block:
+def cards(name: str, deck: Sequence[str], get: Callable[[Obs], Iterable[str] | None], help: str,
+          high: int | None = None) -> Block:
     """How many of each card of ``deck`` (in its order) the cards ``get`` reads hold: a
-    one-hot card set with one pack, counts with more."""
+    one-hot card set with one pack, counts with more (at most ``high``: the copies of a card
+    in ``deck`` unless given)."""
     where = positions(deck)
-    copies = max(deck.count(card) for card in where)
+    copies = high if high is not None else max(deck.count(card) for card in where)
 
     def fill(obs: Obs, out: np.ndarray) -> None:
         for card in get(obs) or ():
@@ -293,6 +303,7 @@ def section(game: str) -> str:
         f"The action space has {len(two.actions)} actions at {counts.start} players with the default "
         f"options ({spaces}). {' '.join((module.actions.__doc__ or '').split())}",
         "",
+        *([f"Left out of the action space (too many to list): {two.beyond_help}", ""] if two.beyond else []),
         "Action id → action:",
         "",
         "```",
