@@ -63,19 +63,22 @@ class Encoding:
     """A game's tensor layout and action space at one player count and options."""
 
     def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str],
-                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "") -> None:
+                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32) -> None:
         self.game = game
-        # Legal actions too many to list (a game with combinations without bound): those that
-        # ``beyond`` tells are left out of the mask; the game must leave another legal action
-        # in the space at every decision (the tests check it). ``beyond_help`` says which.
-        self.beyond = beyond
-        self.beyond_help = beyond_help
         self.num_players = num_players
         self.blocks = tuple(blocks)
-        self.actions: tuple[str, ...] = tuple(actions)
-        self.index = {action: i for i, action in enumerate(self.actions)}
-        if len(self.index) != len(self.actions):
+        listed = tuple(actions)
+        self.index = {action: i for i, action in enumerate(listed)}
+        if len(self.index) != len(listed):
             raise ValueError(f"{game}: the action space lists an action twice")
+        # Legal actions too many to list (combinations without bound): those ``beyond`` tells
+        # take the ``overflow`` slots after the listed ones, in the sorted order of the legal
+        # actions of the decision at hand: slot k is the k-th of them (``action``).
+        self.beyond = beyond
+        self.beyond_help = beyond_help
+        self.listed = len(listed)
+        slots = tuple(f"<beyond {k}>" for k in range(overflow)) if beyond is not None else ()
+        self.actions: tuple[str, ...] = listed + slots
         self.offsets: list[int] = []
         self.size = 0
         for block in self.blocks:
@@ -96,14 +99,33 @@ class Encoding:
         """The 0/1 (int8) action mask of the legal action ids."""
         out = np.zeros(len(self.actions), np.int8)
         index = self.index
-        for action in legal:
+        slot = self.listed
+        for action in legal:  # sorted, as legal_actions gives them: the overflow slots' order
             i = index.get(action)
             if i is None:
-                if self.beyond is not None and self.beyond(action):
-                    continue
-                raise UnknownAction(f"{self.game}: legal action {action!r} is not in the action space")
+                if self.beyond is None or not self.beyond(action):
+                    raise UnknownAction(f"{self.game}: legal action {action!r} is not in the action space")
+                if slot == len(self.actions):
+                    continue  # more than the slots hold: the first ones stay reachable
+                i = slot
+                slot += 1
             out[i] = 1
         return out
+
+    def action(self, i: int, legal: Sequence[str]) -> str:
+        """The action string of id ``i`` for a decision with these (sorted) legal actions."""
+        if i < self.listed:
+            return self.actions[i]
+        over = [a for a in legal if a not in self.index]
+        k = i - self.listed
+        return over[k] if k < len(over) else self.actions[i]
+
+    def id_of(self, action: str, legal: Sequence[str]) -> int:
+        """The id of ``action`` at a decision with these (sorted) legal actions."""
+        i = self.index.get(action)
+        if i is None:
+            i = self.listed + [a for a in legal if a not in self.index].index(action)
+        return i
 
     def table(self) -> str:
         """The layout as a Markdown table (offset, size, block, what it holds): the game's
@@ -303,7 +325,9 @@ def section(game: str) -> str:
         f"The action space has {len(two.actions)} actions at {counts.start} players with the default "
         f"options ({spaces}). {' '.join((module.actions.__doc__ or '').split())}",
         "",
-        *([f"Left out of the action space (too many to list): {two.beyond_help}", ""] if two.beyond else []),
+        *([f"Too many to list: {two.beyond_help}. They take the {len(two.actions) - two.listed} "
+           f"overflow ids from {two.listed} on, in the sorted order of the legal actions of the decision at "
+           "hand (`<beyond k>`: the k-th of them).", ""] if two.beyond else []),
         "Action id → action:",
         "",
         "```",

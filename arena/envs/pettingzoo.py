@@ -140,11 +140,11 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
             return
         state = self.match
         seat = self.seats[agent]
-        actions = self.encoding.actions
-        if action is None or not 0 <= int(action) < len(actions):
-            raise IllegalAction(f"{agent}: action {action!r} is not an id of the action space "
-                                f"(0-{len(actions) - 1})")
-        state.apply(seat, actions[int(action)])  # IllegalAction, state unchanged, if not legal
+        size = len(self.encoding.actions)
+        if action is None or not 0 <= int(action) < size:
+            raise IllegalAction(f"{agent}: action {action!r} is not an id of the action space (0-{size - 1})")
+        chosen = self.encoding.action(int(action), state.legal_actions(seat))
+        state.apply(seat, chosen)  # IllegalAction, state unchanged, if not legal
         self._cumulative_rewards[agent] = 0.0
         if state.is_terminal():
             outcome = state.outcome()
@@ -182,7 +182,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         lines = [head] + [f"  {key}: {json.dumps(value)}" for key, value in obs.items() if key not in HIDDEN_IN_RENDER]
         legal = state.legal_actions(seat)
         if legal:
-            lines.append("  legal: " + ", ".join(f"{self.encoding.index[a]}={a}" for a in legal))
+            lines.append("  legal: " + ", ".join(f"{self.encoding.id_of(a, legal)}={a}" for a in legal))
         if state.is_terminal():
             outcome = state.outcome()
             lines.append(f"  over: scores {outcome.scores}, ranks {outcome.ranks}")

@@ -15,16 +15,15 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from arena import games
-from arena.envs.encoding import NoEncoding, UnknownAction, _load, load
+from arena.envs.encoding import Encoding, NoEncoding, UnknownAction, _load, load
 from arena.envs.pettingzoo import env, raw_env, reward
 from arena.games import IllegalAction, Outcome
 from arena.games.testing import cases, checkpoints, random_playout, snapshot
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
-# The games with an encoding for learning; every game once they all have one.
-ENCODED = ["backpacker", "bastard_brag", "card_trip_europe", "crazy_eights", "durak", "itchy_feet", "shithead",
-           "yaniv"]
+# Every registered game has an encoding for learning: no exclusion list.
+ENCODED = games.names()
 
 
 def _tables(name: str) -> list[Any]:
@@ -39,7 +38,7 @@ TABLES = [param for name in ENCODED for param in _tables(name)]
 def _play(e: Any, seed: int, rng: random.Random) -> list[tuple[int, str]]:
     """A random masked match through the environment: the (seat, action id) decisions."""
     e.reset(seed=seed)
-    actions = e.unwrapped.encoding.actions
+    enc = e.unwrapped.encoding
     played = []
     for agent in e.agent_iter():
         obs, _, terminated, truncated, _ = e.last()
@@ -48,7 +47,8 @@ def _play(e: Any, seed: int, rng: random.Random) -> list[tuple[int, str]]:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         choice = int(legal[rng.randrange(len(legal))])
-        played.append((e.unwrapped.seats[agent], actions[choice]))
+        seat = e.unwrapped.seats[agent]
+        played.append((seat, enc.action(choice, e.unwrapped.match.legal_actions(seat))))
         e.step(choice)
     return played
 
@@ -78,7 +78,7 @@ def test_a_trajectory_is_the_engines_for_the_same_seed_and_actions(name: str, n:
         assert np.array_equal(mine["observation"], raw.encoding.encode(state.observation(seat)))
         assert np.array_equal(mine["action_mask"], raw.encoding.mask(state.legal_actions(seat)))
         state.apply(seat, action)
-        e.step(raw.encoding.index[action])
+        e.step(raw.encoding.id_of(action, raw.match.legal_actions(seat)))
     assert state.is_terminal() and snapshot(state) == snapshot(raw.match)
     outcome = state.outcome()
     for agent, seat in raw.seats.items():
@@ -111,8 +111,10 @@ def test_the_action_space_holds_every_action_of_many_random_matches(name: str) -
                 for seat in to_act:
                     legal = state.legal_actions(seat)
                     seen.update(legal)
-                    # Whatever a game leaves out as too many to list, an agent always has a choice.
-                    assert any(a in enc.index for a in legal), f"{name}: no legal action of {legal} in the space"
+                    # Every legal action has an id: listed, or in an overflow slot.
+                    over = [a for a in legal if a not in enc.index]
+                    assert len(over) <= len(enc.actions) - enc.listed, f"{name}: {over[:5]}... past the slots"
+                    assert enc.mask(legal).sum() == len(legal)
                 seat = to_act[0]
                 legal = state.legal_actions(seat)
                 state.apply(seat, legal[rng.randrange(len(legal))])
@@ -222,3 +224,13 @@ def test_the_core_arena_does_not_import_the_learning_libraries() -> None:
               "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_actions_too_many_to_list_take_the_overflow_ids_in_order() -> None:
+    enc = Encoding("a_game", 2, [], ["pass", "take"], beyond=lambda a: a.startswith("pay "), overflow=2)
+    legal = ["pay 1C,1C,3B", "pay 2M,2N,3P", "pay 3C,3C,3C", "take"]
+    assert enc.mask(legal).tolist() == [0, 1, 1, 1]  # the third payment has no slot left
+    assert [enc.action(i, legal) for i in (1, 2, 3)] == ["take", "pay 1C,1C,3B", "pay 2M,2N,3P"]
+    assert [enc.id_of(a, legal) for a in legal[:2]] == [2, 3]
+    with pytest.raises(UnknownAction):
+        enc.mask(["draw"])

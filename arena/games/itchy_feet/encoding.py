@@ -45,16 +45,6 @@ def _accepts() -> list[str]:
     return out
 
 
-def _wifi() -> list[str]:
-    """Free Wi-Fi: take a card seen (or nothing), the others back on top in a chosen order."""
-    picks = [*IDS, "nothing"]
-    out = []
-    for pick in picks:
-        out += [f"take {pick} top={a}" for a in IDS]
-        out += [f"take {pick} top={a},{b}" for a in IDS for b in IDS]
-    return out
-
-
 def actions(num_players: int) -> list[str]:
     """Every action id at ``num_players``, a fixed superset of those the rules produce, in this
     order: the words (``draw``, ``trade``, ``refuse``, ...); per seat ``partner``, ``victim``,
@@ -62,8 +52,7 @@ def actions(num_players: int) -> list[str]:
     ``pay``, ``discard``, ``exchange``; per kind ``want``; per item ``play local_guide``; per
     pair of cards ``pay A B`` and ``swap A for=B``; forbidden items ``dispose`` with a card and
     ``smuggle`` to a seat; per country ``visit``, with ``card=`` or ``item=`` an item; ``steal_country``
-    per seat, country and item; ``accept`` with up to three cards; Free Wi-Fi's ``take <card>
-    top=<a>[,<b>]``."""
+    per seat, country and item; ``accept`` with up to three cards."""
     seats = range(num_players)
     items = [*data.ITEMS, "moms_credit_card"]
     out = list(WORDS)
@@ -83,12 +72,13 @@ def actions(num_players: int) -> list[str]:
         out += [f"visit {country} item={item}" for item in items]
         out += [f"steal_country {s} {country} pay={item}" for s in seats for item in items]
     out += _accepts()
-    out += _wifi()
     return list(dict.fromkeys(out))
 
 
-def _long_accept(action: str) -> bool:
-    return action.startswith("accept ") and action.count(" ") > ACCEPTED
+def _unlisted(action: str) -> bool:
+    """Answers to a trade with more than ``ACCEPTED`` cards, and Free Wi-Fi's choices (the card
+    kept and the order the others go back in): a few at a time, too many to list."""
+    return (action.startswith("accept ") and action.count(" ") > ACCEPTED) or " top=" in action
 
 
 def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
@@ -138,5 +128,6 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         flag("exchange_chosen", lambda o: o["pending"].get("mine"), "1 when the seat chose its exchange card"),
         number("postcards", lambda o: o.get("postcards", 0), "postcards held", 6),
     ]
-    return Encoding("itchy_feet", n, blocks, actions(n), beyond=_long_accept,
-                    beyond_help=f"`accept` with more than {ACCEPTED} cards (`refuse` is always in it)")
+    return Encoding("itchy_feet", n, blocks, actions(n), beyond=_unlisted,
+                    beyond_help=f"`accept` with more than {ACCEPTED} cards, and Free Wi-Fi's "
+                                "`take <card> top=<a>,<b>`")
