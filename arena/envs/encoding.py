@@ -84,8 +84,9 @@ class Encoding:
         for block in self.blocks:
             self.offsets.append(self.size)
             self.size += block.size
-        self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks])
-        self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks])
+        none = [np.zeros(0, np.float32)]
+        self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks] or none)
+        self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks] or none)
         self._slices = [(b.fill, start, start + b.size) for b, start in zip(self.blocks, self.offsets, strict=True)]
 
     def encode(self, obs: Obs) -> np.ndarray:
