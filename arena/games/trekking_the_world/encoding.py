@@ -8,6 +8,7 @@ from itertools import combinations_with_replacement, product
 from typing import Any
 
 from arena.envs.encoding import (
+    Block,
     Encoding,
     cards,
     choice,
@@ -107,6 +108,14 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         return per_seat(f"suitcase_{colour}", n, lambda o: [s[colour] for s in o["suitcases"]],
                         f"per seat, its {colour} cubes", 20)
 
+    def tile(colour: str) -> Block:
+        return seat(f"tile_{colour}", n, lambda o: o["tiles"][colour], f"who holds the Most Souvenirs tile of {colour}")
+
+    def must_see(vp: int) -> Block:
+        def touring(o: dict[str, Any]) -> str | None:
+            return next((d for d, got in zip(o["destination_row"], o["must_see"], strict=True) if got == vp), None)
+        return choice(f"must_see_{vp}", DESTINATIONS, touring, f"the destination whose tour gives a {vp} VP token now")
+
     blocks = [
         choice("phase", PHASES, lambda o: o["phase"], f"the phase: {', '.join(PHASES)}"),
         seat("current", n, lambda o: o["current"], "whose turn it is, relative (0: the seat itself)"),
@@ -122,8 +131,7 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         *[cards(f"cubes_{c}", LOCATIONS, cubes(c), f"locations with a {c} cube") for c in colours],
         *[suitcase(c) for c in colours],
         per_seat("sets", n, lambda o: o["sets"], "per seat, complete sets of cubes", 10),
-        *[seat(f"tile_{c}", n, lambda o, c=c: o["tiles"][c], f"who holds the Most Souvenirs tile of {c}")
-          for c in colours],
+        *[tile(c) for c in colours],
         cards("region_bonus_left", regions, lambda o: o["region_bonus_left"], "regions whose bonus token is left"),
         per_seat("bonus_token_counts", n, lambda o: o["bonus_token_counts"], "bonus tokens each seat holds", 6),
         number("my_bonus_points", lambda o: sum(o["my_bonus_tokens"]), "the value of the seat's own tokens", 40),
@@ -132,10 +140,7 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         number("vp5_left", lambda o: o["vp_stacks"]["5"], "5 VP tokens left", data.VP5_TOKENS),
         number("vp3_left", lambda o: o["vp_stacks"]["3"], "3 VP tokens left", data.VP3_TOKENS),
         cards("destination_row", DESTINATIONS, lambda o: o["destination_row"], "the face-up destinations"),
-        *[choice(f"must_see_{k}", DESTINATIONS, lambda o, k=k: o["destination_row"][k]
-                 if len(o["destination_row"]) > k and o["must_see"][k] else None,
-                 f"the destination whose tour gives the {'first' if k == 0 else 'second'} VP token")
-          for k in (0, 1)],
+        *[must_see(vp) for vp in (5, 3)],
         number("destination_deck_size", lambda o: o["destination_deck_size"], "destinations left", len(DESTINATIONS)),
         seats_cards("toured", n, DESTINATIONS, lambda o: o["toured"], "per seat, the destinations it toured"),
         cards("journeys", JOURNEYS, lambda o: o["journeys"], "the journey cards in play"),
