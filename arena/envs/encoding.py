@@ -313,7 +313,7 @@ def section(game: str) -> str:
         "## Encoding for learning",
         "",
         f"`arena.envs.pettingzoo.env(\"{game}\", num_players, options)` is a PettingZoo environment of this "
-        "game (see [research](../research.md)); its encoding is `arena/games/"
+        "game (see `docs/research.md`); its encoding is `arena/games/"
         f"{game}/encoding.py`. Each agent observes a float32 tensor made from its own observation "
         "only, seats relative to it (0: itself, 1: the next seat, ...), and a 0/1 mask over a fixed "
         "action space. The layout at "
