@@ -47,9 +47,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "arena.cli": FOUNDATION | {"arena.games", "arena.referee", "arena.store",
                                "arena.tournaments", "arena.metrics", "arena.web", "arena.server",
                                "workers"},
+    # The games for learning: PettingZoo environments and each game's fixed encoding (the
+    # game's ``encoding`` module sits beside its rules but belongs here: it may use numpy).
+    "arena.envs": FOUNDATION | {"arena.games"},
     # The example bots speak to the arena through the SDK and play with the arena's rules.
     "bots": {"arena.games"},
 }
+# The name of a game's encoding module (``arena.games.<game>.encoding``), of layer ``arena.envs``.
+ENCODING = "encoding"
 # Entry points that start a layer from the command line may call the CLI, which wires it up.
 ENTRY_POINTS = {"arena.web.__main__": {"arena.cli"}}
 # The one module that reads the arena's environment; everything else is handed the model.
@@ -119,6 +124,8 @@ def imported(module: Module, known: dict[str, Module]) -> Iterator[tuple[str, in
 
 def layer(name: str) -> str:
     parts = name.split(".")
+    if parts[:2] == ["arena", "games"] and parts[-1] == ENCODING:
+        return "arena.envs"  # a game's encoding for learning, beside its rules
     return parts[0] if parts[0] != "arena" or len(parts) == 1 else ".".join(parts[:2])
 
 

@@ -1,0 +1,364 @@
+"""A game's fixed encoding for learning: the observation tensor, block by block, and the
+action space, a fixed ordered list of every action id the game can produce.
+
+Each game has a module ``arena.games.<game>.encoding`` with one function,
+``encoding(num_players, options) -> Encoding`` (options already resolved), built from the
+blocks below. A block reads only the seat's observation (``State.observation(seat)``), never
+the state: the tensor carries exactly what the seat may see.
+
+Seats in a block are relative to the observer: entry 0 is the observer's own, entry 1 the next
+seat in seat order, and so on, so that a policy learnt in one seat plays in any.
+
+Example::
+
+    >>> from arena import games
+    >>> from arena.envs.encoding import load
+    >>> enc = load("crazy_eights", 2)
+    >>> state = games.get("crazy_eights").new_state(2, seed=7)
+    >>> enc.encode(state.observation(0)).shape == (enc.size,)
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena import games
+from arena.errors import BadInput
+
+Obs = dict[str, Any]
+Fill = Callable[[Obs, np.ndarray], None]
+
+
+class NoEncoding(BadInput):
+    """The game has no encoding module (``arena/games/<game>/encoding.py``)."""
+
+
+class UnknownAction(BadInput):
+    """A legal action id missing from the game's fixed action space: a gap in its encoding."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of the tensor: ``size`` entries between ``low`` and ``high``; ``fill``
+    writes them from an observation into the block's (zeroed) slice."""
+
+    name: str
+    size: int
+    low: float
+    high: float
+    fill: Fill
+    help: str
+
+
+class Encoding:
+    """A game's tensor layout and action space at one player count and options."""
+
+    def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str],
+                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32) -> None:
+        self.game = game
+        self.num_players = num_players
+        self.blocks = tuple(blocks)
+        listed = tuple(actions)
+        self.index = {action: i for i, action in enumerate(listed)}
+        if len(self.index) != len(listed):
+            raise ValueError(f"{game}: the action space lists an action twice")
+        # Legal actions too many to list (combinations without bound): those ``beyond`` tells
+        # take the ``overflow`` slots after the listed ones, in the sorted order of the legal
+        # actions of the decision at hand: slot k is the k-th of them (``action``).
+        self.beyond = beyond
+        self.beyond_help = beyond_help
+        self.listed = len(listed)
+        slots = tuple(f"<beyond {k}>" for k in range(overflow)) if beyond is not None else ()
+        self.actions: tuple[str, ...] = listed + slots
+        self.offsets: list[int] = []
+        self.size = 0
+        for block in self.blocks:
+            self.offsets.append(self.size)
+            self.size += block.size
+        none = [np.zeros(0, np.float32)]
+        self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks] or none)
+        self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks] or none)
+        self._slices = [(b.fill, start, start + b.size) for b, start in zip(self.blocks, self.offsets, strict=True)]
+
+    def encode(self, obs: Obs) -> np.ndarray:
+        """The observation tensor (float32, ``size`` entries) of one seat's observation."""
+        out = np.zeros(self.size, np.float32)
+        for fill, start, stop in self._slices:
+            fill(obs, out[start:stop])
+        return out
+
+    def mask(self, legal: Iterable[str]) -> np.ndarray:
+        """The 0/1 (int8) action mask of the legal action ids."""
+        out = np.zeros(len(self.actions), np.int8)
+        index = self.index
+        slot = self.listed
+        for action in legal:  # sorted, as legal_actions gives them: the overflow slots' order
+            i = index.get(action)
+            if i is None:
+                if self.beyond is None or not self.beyond(action):
+                    raise UnknownAction(f"{self.game}: legal action {action!r} is not in the action space")
+                if slot == len(self.actions):
+                    continue  # more than the slots hold: the first ones stay reachable
+                i = slot
+                slot += 1
+            out[i] = 1
+        return out
+
+    def action(self, i: int, legal: Sequence[str]) -> str:
+        """The action string of id ``i`` for a decision with these (sorted) legal actions."""
+        if i < self.listed:
+            return self.actions[i]
+        over = [a for a in legal if a not in self.index]
+        k = i - self.listed
+        return over[k] if k < len(over) else self.actions[i]
+
+    def id_of(self, action: str, legal: Sequence[str]) -> int:
+        """The id of ``action`` at a decision with these (sorted) legal actions."""
+        i = self.index.get(action)
+        if i is None:
+            i = self.listed + [a for a in legal if a not in self.index].index(action)
+        return i
+
+    def table(self) -> str:
+        """The layout as a Markdown table (offset, size, block, what it holds): the game's
+        docs page carries it."""
+        rows = ["| offset | size | block | holds |", "|---:|---:|---|---|"]
+        for block, start in zip(self.blocks, self.offsets, strict=True):
+            rows.append(f"| {start} | {block.size} | `{block.name}` | {block.help} |")
+        rows.append(f"| | **{self.size}** | | the whole observation tensor |")
+        return "\n".join(rows)
+
+
+@functools.cache
+def _load(game: str, num_players: int, options: str) -> Encoding:
+    try:
+        module = importlib.import_module(f"arena.games.{game}.encoding")
+    except ModuleNotFoundError as error:
+        if not error.name or not f"arena.games.{game}.encoding".startswith(error.name):
+            raise
+        raise NoEncoding(f"{game}: no encoding for learning yet (arena/games/{game}/encoding.py)") from None
+    made: Encoding = module.encoding(num_players, json.loads(options))
+    return made
+
+
+def load(game: str, num_players: int, options: dict[str, Any] | None = None) -> Encoding:
+    """The encoding of ``game`` at ``num_players`` under ``options`` (defaults filled in; bad
+    options or player counts raise ``BadOptions``). Built once and kept."""
+    rules = games.get(game)
+    resolved = rules.resolve_options(options)
+    rules.new_state(num_players, 0, resolved)  # a bad player count raises here, clearly
+    return _load(game, num_players, json.dumps(resolved, sort_keys=True))
+
+
+# ----- blocks -------------------------------------------------------------------------------
+def positions(deck: Iterable[str]) -> dict[str, int]:
+    """Each distinct card of ``deck`` and its place, in the deck's order."""
+    return {card: i for i, card in enumerate(dict.fromkeys(deck))}
+
+
+def cards(name: str, deck: Sequence[str], get: Callable[[Obs], Iterable[str] | None], help: str,
+          high: int | None = None) -> Block:
+    """How many of each card of ``deck`` (in its order) the cards ``get`` reads hold: a
+    one-hot card set with one pack, counts with more (at most ``high``: the copies of a card
+    in ``deck`` unless given)."""
+    where = positions(deck)
+    copies = high if high is not None else max(deck.count(card) for card in where)
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        for card in get(obs) or ():
+            out[where[card]] += 1
+
+    return Block(name, len(where), 0, copies, fill, help)
+
+
+def card(name: str, deck: Sequence[str], get: Callable[[Obs], str | None], help: str) -> Block:
+    """One-hot of one card of ``deck`` (all zero when ``get`` reads none)."""
+    where = positions(deck)
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        got = get(obs)
+        if got is not None:
+            out[where[got]] = 1
+
+    return Block(name, len(where), 0, 1, fill, help)
+
+
+def number(name: str, get: Callable[[Obs], float], help: str, high: float, low: float = 0) -> Block:
+    """One number as it is (clipped to ``[low, high]`` so the tensor stays in its space)."""
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        out[0] = min(max(get(obs), low), high)
+
+    return Block(name, 1, low, high, fill, help)
+
+
+def flag(name: str, get: Callable[[Obs], Any], help: str) -> Block:
+    """1 when ``get`` reads something true, else 0."""
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        if get(obs):
+            out[0] = 1
+
+    return Block(name, 1, 0, 1, fill, help)
+
+
+def choice(name: str, values: Sequence[Any], get: Callable[[Obs], Any], help: str) -> Block:
+    """One-hot of a value among ``values`` (all zero for a value not among them, e.g. None)."""
+    where = {value: i for i, value in enumerate(values)}
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        i = where.get(get(obs))
+        if i is not None:
+            out[i] = 1
+
+    return Block(name, len(values), 0, 1, fill, help)
+
+
+def per_seat(name: str, num_players: int, get: Callable[[Obs], Sequence[float]], help: str,
+             high: float, low: float = 0) -> Block:
+    """One number per seat, the observer's first (clipped to ``[low, high]``)."""
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        values = get(obs)
+        me = obs["seat"]
+        for seat in range(num_players):
+            out[(seat - me) % num_players] = min(max(values[seat], low), high)
+
+    return Block(name, num_players, low, high, fill, help)
+
+
+def seat(name: str, num_players: int, get: Callable[[Obs], int | None], help: str) -> Block:
+    """One-hot of a seat, relative to the observer (all zero for None or -1)."""
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        got = get(obs)
+        if got is not None and got >= 0:
+            out[(got - obs["seat"]) % num_players] = 1
+
+    return Block(name, num_players, 0, 1, fill, help)
+
+
+def seats_choice(name: str, num_players: int, values: Sequence[Any],
+                 get: Callable[[Obs], Sequence[Any]], help: str) -> Block:
+    """Per seat, one-hot of its value among ``values`` (``num_players`` groups of
+    ``len(values)``), the observer's first."""
+    where = {value: i for i, value in enumerate(values)}
+    width = len(values)
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        me = obs["seat"]
+        for s, value in enumerate(get(obs)):
+            i = where.get(value)
+            if i is not None:
+                out[((s - me) % num_players) * width + i] = 1
+
+    return Block(name, num_players * width, 0, 1, fill, help)
+
+
+def multisets(cards: Sequence[str], most: int | None = None) -> list[tuple[str, ...]]:
+    """Every non-empty choice of cards among ``cards`` (a card listed twice may be chosen
+    twice), of at most ``most`` cards, each sorted: the card groups of action ids."""
+    counts: dict[str, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    out: list[tuple[str, ...]] = [()]
+    for c in sorted(counts):
+        out = [chosen + (c,) * k for chosen in out for k in range(counts[c] + 1)]
+    found = [tuple(sorted(chosen)) for chosen in out if chosen and (most is None or len(chosen) <= most)]
+    return sorted(found, key=lambda chosen: (len(chosen), chosen))
+
+
+def seats_cards(name: str, num_players: int, deck: Sequence[str],
+                get: Callable[[Obs], Sequence[Iterable[str]]], help: str) -> Block:
+    """A card set per seat (``num_players`` blocks of ``deck``'s cards), the observer's first."""
+    where = positions(deck)
+    width = len(where)
+    copies = max(deck.count(card) for card in where)
+
+    def fill(obs: Obs, out: np.ndarray) -> None:
+        me = obs["seat"]
+        for s, held in enumerate(get(obs)):
+            base = ((s - me) % num_players) * width
+            for c in held:
+                out[base + where[c]] += 1
+
+    return Block(name, num_players * width, 0, copies, fill, help)
+
+
+# ----- the docs -----------------------------------------------------------------------------
+LISTED = 120  # action spaces up to this size are listed whole in the docs; larger ones in part
+
+
+def section(game: str) -> str:
+    """The "Encoding for learning" section of ``docs/games/<game>.md``, made from the game's
+    encoding: ``python -m arena.envs.encoding GAME`` prints it, ``... GAME --write`` puts it
+    in the page (in place of the old one, or at the end)."""
+    rules = games.get(game)
+    module = importlib.import_module(f"arena.games.{game}.encoding")
+    counts = rules.player_counts(rules.resolve_options({}))
+    encs = {n: load(game, n) for n in counts}
+    two = encs[counts.start]
+    sizes = ", ".join(f"{n} players: {e.size}" for n, e in encs.items())
+    spaces = ", ".join(f"{n} players: {len(e.actions)}" for n, e in encs.items())
+    lines = [
+        "## Encoding for learning",
+        "",
+        f"`arena.envs.pettingzoo.env(\"{game}\", num_players, options)` is a PettingZoo environment of this "
+        "game (see `docs/research.md`); its encoding is `arena/games/"
+        f"{game}/encoding.py`. Each agent observes a float32 tensor made from its own observation "
+        "only, seats relative to it (0: itself, 1: the next seat, ...), and a 0/1 mask over a fixed "
+        "action space. The layout at "
+        f"{counts.start} players, default options:",
+        "",
+        two.table(),
+        "",
+        f"Tensor sizes with the default options: {sizes}.",
+        "",
+        f"The action space has {len(two.actions)} actions at {counts.start} players with the default "
+        f"options ({spaces}). {' '.join((module.actions.__doc__ or '').split())}",
+        "",
+        *([f"Too many to list: {two.beyond_help}. They take the {len(two.actions) - two.listed} "
+           f"overflow ids from {two.listed} on, in the sorted order of the legal actions of the decision at "
+           "hand (`<beyond k>`: the k-th of them).", ""] if two.beyond else []),
+        "Action id → action:",
+        "",
+        "```",
+    ]
+    ids = list(enumerate(two.actions))
+    if len(ids) <= LISTED:
+        lines += [f"{i:>4} {a}" for i, a in ids]
+    else:
+        lines += [f"{i:>4} {a}" for i, a in ids[:40]] + ["   ..."] + [f"{i:>4} {a}" for i, a in ids[-10:]]
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def write_section(game: str, page: Path) -> None:
+    """Put the game's section in its docs page, in place of the old one or at the end."""
+    text = page.read_text()
+    new = section(game)
+    start = text.find("## Encoding for learning")
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + new
+    else:
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + new + ("" if end < 0 else text[end:])
+    page.write_text(text)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--write" in sys.argv:
+        write_section(sys.argv[1], Path(__file__).resolve().parents[2] / "docs" / "games" / f"{sys.argv[1]}.md")
+    else:
+        print(section(sys.argv[1]), end="")

@@ -1,0 +1,56 @@
+"""Crazy 8s for learning: the observation tensor and the fixed action space
+(``arena.envs.encoding``; the layout is in docs/games/crazy_eights.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.envs.encoding import Encoding, card, cards, choice, flag, number, per_seat, seat
+from arena.games import cards as playing_cards
+
+from .actions import DRAW, PASS, PENALTY_DRAW, PLAY, PLAY_AND_CALL
+from .state import BLACK_JACK, PACKS, TWO
+
+DECK = playing_cards.deck()  # the 52 cards, in the order of every card block
+
+
+def actions(options: dict[str, Any]) -> list[str]:
+    """Every action id the rules can produce under ``options``, in a fixed order: each card's
+    plays (an eight once per wished suit; with ``last_card``, with and without the call), then
+    ``draw``, ``pass`` and the penalty draws (stacked twos: 2, 4, ... up to every two of the
+    packs; a black jack: 5)."""
+    table = PLAY_AND_CALL if options["last_card"] else PLAY
+    out = [a for c in DECK for a in table[c]]
+    out += [DRAW, PASS]
+    penalties: set[int] = set()
+    if options["draw_two"]:
+        penalties.update(range(2, 2 * 4 * options["decks"] + 1, 2))  # DATA 5.4: twos stack
+    if options["black_jack"]:
+        penalties.add(5)
+    out += [PENALTY_DRAW[n] for n in sorted(penalties)]
+    return out
+
+
+def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
+    pack = PACKS[options["decks"]]
+    size = len(pack)
+    n = num_players
+    blocks = [
+        cards("hand", pack, lambda o: o["hand"], "the seat's hand (counts with two packs)"),
+        card("top_card", DECK, lambda o: o["top_card"], "the top card of the discard pile"),
+        cards("discard_pile", pack, lambda o: o["discard_pile"], "every card of the discard pile"),
+        per_seat("hand_sizes", n, lambda o: o["hand_sizes"], "cards in each hand, the seat's first", size),
+        number("draw_pile", lambda o: o["draw_pile"], "cards left in the draw pile", size),
+        seat("current", n, lambda o: o["current"], "the seat in turn, relative (0: the seat itself)"),
+        flag("reversed", lambda o: o["direction"] == -1, "1 when play goes the other way (an ace)"),
+        choice("wish", playing_cards.SUITS, lambda o: o["wish"], "the suit an eight wished for (C, D, H, S)"),
+        number("penalty", lambda o: o["penalty"], "cards the seat in turn must draw unless it counters", 16),
+        choice("penalty_kind", (TWO, BLACK_JACK), lambda o: o["penalty_kind"], "stacked twos, or a black jack"),
+        flag("fastplay", lambda o: o["phase"] == "drawn", "1 while deciding on a card just drawn (Fastplay)"),
+        card("drawn", DECK, lambda o: o["drawn"], "the card just drawn, seen by its drawer only"),
+        per_seat("last_card", n, lambda o: o["last_card"], "who has called \"Last card!\"", 1),
+        number("passes", lambda o: o["passes"], "passes in a row with nothing to play nor draw", n),
+        per_seat("totals", n, lambda o: o["totals"], "penalty points of finished hands (capped at 400)", 400),
+        seat("dealer", n, lambda o: o["dealer"], "the dealer of this hand, relative"),
+    ]
+    return Encoding("crazy_eights", n, blocks, actions(options))

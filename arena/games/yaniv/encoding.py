@@ -1,0 +1,91 @@
+"""Yaniv for learning: the observation tensor and the fixed action space
+(``arena.envs.encoding``; the layout is in docs/games/yaniv.md)."""
+
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+from typing import Any
+
+from arena.envs.encoding import Encoding, cards, choice, multisets, number, per_seat, seat, seats_cards
+from arena.games import cards as playing_cards
+
+from .melds import RUN_CARD
+from .state import DRAW_DECK, DRAW_WILD, KEEP, TAKE, YANIV
+
+PHASES = ("discard", "draw", "ninety")
+
+
+def _sets(pack: list[str], most: int) -> list[tuple[str, ...]]:
+    """Two or more cards of one rank: the two outer cards in card-id order, the inner cards
+    sorted between them (yaniv: only the outer cards may be taken)."""
+    out: list[tuple[str, ...]] = []
+    for rank in playing_cards.RANKS:
+        for combo in multisets([c for c in pack if c[0] == rank], most):
+            if len(combo) == 2:
+                out.append(combo)
+            elif len(combo) > 2:
+                for i, j in combinations(range(len(combo)), 2):
+                    inner = [combo[k] for k in range(len(combo)) if k not in (i, j)]
+                    out.append((combo[i], *inner, combo[j]))
+    return out
+
+
+def _runs(jokers: list[str], most: int) -> list[tuple[str, ...]]:
+    """Three or more cards of one suit in sequence, ace low, laid from low to high; jokers fill
+    places (at least one real card), ``BJ`` before ``RJ``."""
+    out: list[tuple[str, ...]] = []
+    for suit in playing_cards.SUITS:
+        for low in range(1, 12):
+            for high in range(low + 2, min(13, low + most - 1) + 1):
+                span = list(range(low, high + 1))
+                for count in range(0, min(len(jokers), len(span) - 1) + 1):
+                    fills = sorted(set(combinations_with_replacement(sorted(set(jokers)), count)))
+                    fills = [f for f in fills if all(f.count(j) <= jokers.count(j) for j in f)]
+                    for places in combinations(span, count):
+                        for fill in fills:
+                            used = iter(fill)
+                            out.append(tuple(next(used) if r in places else RUN_CARD[(r, suit)] for r in span))
+    return out
+
+
+def actions(options: dict[str, Any]) -> list[str]:
+    """Every action id under ``options``, in a fixed order: ``yaniv``, ``draw deck``,
+    ``draw_wild``, ``keep``; ``take <card>`` for each card of the pack; ``discard`` of each
+    single card, then each set (rank by rank, by size), then each run (suit by suit, by its
+    low card and length), of at most ``hand_size`` cards."""
+    pack = playing_cards.deck(jokers=2, copies=options["decks"])
+    distinct = list(dict.fromkeys(pack))
+    most = options["hand_size"]
+    out = [YANIV, DRAW_DECK, DRAW_WILD, KEEP] + [f"{TAKE} {c}" for c in distinct]
+    melds = [(c,) for c in distinct] + _sets(pack, most)
+    melds += _runs([c for c in pack if c in playing_cards.JOKERS], most)
+    return out + ["discard " + " ".join(m) for m in dict.fromkeys(melds)]
+
+
+def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
+    pack = playing_cards.deck(jokers=2, copies=options["decks"])
+    size = len(pack)
+    n = num_players
+    most = options["hand_size"]
+    limit = options["end_score"] * 2
+    blocks = [
+        cards("hand", pack, lambda o: o["hand"], "the seat's hand (jokers last)"),
+        number("hand_value", lambda o: o["hand_value"], "its points", 10 * most),
+        per_seat("hand_sizes", n, lambda o: o["hand_sizes"], "cards in each hand, the seat's first", size),
+        seats_cards("known_cards", n, pack, lambda o: o["known_cards"],
+                    "per seat, the cards every seat has seen it take and still holds"),
+        cards("last_discard", pack, lambda o: o["last_discard"], "the cards the previous player laid"),
+        cards("first_taken", pack, lambda o: o["last_discard"][:1], "its first card (may be taken)"),
+        cards("last_taken", pack, lambda o: o["last_discard"][-1:], "its last card (may be taken)"),
+        cards("my_discard", pack, lambda o: o["my_discard"], "the cards the seat itself just laid"),
+        cards("discard_pile", pack, lambda o: o["discard_pile"], "the buried discard pile"),
+        number("deck", lambda o: o["deck"], "cards left in the deck", size),
+        choice("phase", PHASES, lambda o: o["phase"], "discard, draw, ninety"),
+        seat("current", n, lambda o: o["current"], "the seat in turn, relative (0: the seat itself)"),
+        seat("starter", n, lambda o: o["starter"], "who started the round, relative"),
+        per_seat("totals", n, lambda o: o["totals"], f"points of finished rounds (capped at {limit})", limit),
+        per_seat("active", n, lambda o: o["active"], "seats still in the match", 1),
+        number("round_number", lambda o: o["round_number"], "rounds played (capped at 100)", 100),
+        number("call_limit", lambda o: o["call_limit"], "the hand value at most which yaniv may be called", 7),
+    ]
+    return Encoding("yaniv", n, blocks, actions(options))
