@@ -14,6 +14,8 @@ import numpy as np
 
 from arena import games
 
+from .bench_games import play_out
+
 SECONDS = 1.5  # per measurement
 
 
@@ -24,12 +26,7 @@ def engine(name: str, players: int) -> float:
     decisions = matches = 0
     start = time.perf_counter()
     while time.perf_counter() - start < SECONDS:
-        state = game.new_state(players, matches)
-        while to_act := state.to_act():
-            seat = to_act[0]
-            legal = state.legal_actions(seat)
-            state.apply(seat, legal[rng.randrange(len(legal))])
-            decisions += 1
+        decisions += play_out(game.new_state(players, matches), rng)
         matches += 1
     return decisions / (time.perf_counter() - start)
 

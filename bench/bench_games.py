@@ -13,6 +13,17 @@ from arena import games
 SECONDS = 1.5  # per measurement; long enough to smooth out the timer, short enough for CI
 
 
+def play_out(state: games.State, rng: random.Random) -> int:
+    """Play the first seat to act a uniformly random legal action until the match ends (no
+    checks on the way: what is timed is the engine); returns the decisions played."""
+    decisions = 0
+    while to_act := state.to_act():
+        legal = state.legal_actions(to_act[0])
+        state.apply(to_act[0], legal[rng.randrange(len(legal))])
+        decisions += 1
+    return decisions
+
+
 def playouts(name: str, players: int, options: dict[str, Any] | None = None) -> dict[str, float]:
     """Play seeded random matches for ``SECONDS``: games/s, decisions/s, decisions per game,
     and the cost of one observation."""
@@ -21,12 +32,7 @@ def playouts(name: str, players: int, options: dict[str, Any] | None = None) -> 
     matches = decisions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < SECONDS:
-        state = game.new_state(players, matches, options)
-        while to_act := state.to_act():
-            seat = to_act[0]
-            legal = state.legal_actions(seat)
-            state.apply(seat, legal[rng.randrange(len(legal))])
-            decisions += 1
+        decisions += play_out(game.new_state(players, matches, options), rng)
         matches += 1
     elapsed = time.perf_counter() - start
     # Observations on mid-match states, separately: bots ask for one per decision.

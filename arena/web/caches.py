@@ -73,6 +73,23 @@ snapshots = Shared(TTLCache(maxsize=1024, ttl=2.0))
 finished = Shared(LRUCache(maxsize=FINISHED_PAGES))
 fits = Shared(LRUCache(maxsize=256))  # (store, game) -> (version, checked at, list)
 fitting = threading.Lock()
+# The (store, game) lists being fitted again: a fit that takes longer than ML_CHECK_SECONDS
+# must not have another started behind it at every check.
+_refitting: set[tuple[str | None, str]] = set()
+
+
+def start_refit(key: tuple[str | None, str]) -> bool:
+    """True (and the key marked) unless ``key``'s list is being fitted again already."""
+    with fits.lock:
+        if key in _refitting:
+            return False
+        _refitting.add(key)
+        return True
+
+
+def refit_done(key: tuple[str | None, str]) -> None:
+    with fits.lock:
+        _refitting.discard(key)
 
 
 def page(key: Hashable, compute: Callable[[], T], final: Callable[[T], bool]) -> T:
@@ -94,3 +111,4 @@ def configure(replay_bytes: int, snapshot_seconds: float) -> None:
     snapshots = Shared(TTLCache(maxsize=1024, ttl=max(snapshot_seconds, 1e-6)))
     finished.clear()
     fits.clear()
+    _refitting.clear()

@@ -90,7 +90,7 @@ def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow]:
     caches.fits.put(key, (kept[0], time.monotonic(), kept[2]))  # no other reader checks meanwhile
     with db.read(url) as c:
         version = ml_board.version(c, game)
-    if version != kept[0]:
+    if version != kept[0] and caches.start_refit(key):  # never a second one queued behind it
         threading.Thread(target=_refit, args=(url, game, kept), name=f"ml fit {game}", daemon=True).start()
     return kept[2]
 
@@ -105,8 +105,11 @@ def _fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow
 
 
 def _refit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]]) -> None:
-    with caches.fitting:
-        _fit(url, game, kept)
+    try:
+        with caches.fitting:
+            _fit(url, game, kept)
+    finally:
+        caches.refit_done((url, game))
 
 
 def bot(url: str | None, name: str, before: int | None = None, ladder_seconds: float = 2.0) -> dict[str, Any]:

@@ -114,3 +114,23 @@ def server(app):
     running = background.start(app)
     yield running
     running.stop()
+
+
+# The browser tests' fixtures (tests/web/browsing.py is imported only when a test asks for
+# them: without selenium, that test is skipped and the others run).
+@pytest.fixture(scope="module")
+def browser():
+    from .browsing import start_browser
+
+    driver = start_browser()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def page(browser, server, tmp_path):
+    from .browsing import Page
+
+    visited = Page(browser, server.url, tmp_path)
+    yield visited
+    visited.no_console_errors()

@@ -329,3 +329,23 @@ def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypat
     assert views.ml_leaderboard(store.url, GAMES[0]) == []
     wait_until(lambda: caches.fits.get((store.url, GAMES[0]))[2], timeout=30, what="the refit")
     assert views.ml_leaderboard(store.url, GAMES[0]) == first and fits == [GAMES[0], GAMES[0]]
+
+
+def test_a_slow_ml_refit_is_never_queued_twice(store, monkeypatch):
+    """A fit longer than the check interval (a million results) must not have another thread
+    started behind it at every read."""
+    import threading
+
+    from arena.web import views
+
+    caches.fits.clear()
+    monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)
+    first = views.ml_leaderboard(store.url, GAMES[0])
+    caches.fits.put((store.url, GAMES[0]), ((0, 0, 0), 0.0, []))  # as if fitted on fewer results
+    name = f"ml fit {GAMES[0]}"
+    with caches.fitting:  # the fit under way: every refit waits behind it
+        for _ in range(5):
+            assert views.ml_leaderboard(store.url, GAMES[0]) == []
+        assert sum(t.name == name for t in threading.enumerate()) == 1
+    wait_until(lambda: caches.fits.get((store.url, GAMES[0]))[2], timeout=30, what="the refit")
+    assert views.ml_leaderboard(store.url, GAMES[0]) == first

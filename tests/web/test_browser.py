@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from arena.store import db
 from arena.store.queries import match_t
 
-from .browsing import NO_BROWSER, Page, api, start_browser
+from .browsing import NO_BROWSER, api, start_browser
 from .helpers import GAMES, frames
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[dev]')")
@@ -24,20 +24,6 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 pytestmark = NO_BROWSER
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_browser()
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture
-def page(browser, server, tmp_path):
-    visited = Page(browser, server.url, tmp_path)
-    yield visited
-    visited.no_console_errors()
 
 
 def done_match(store, server, game: str, players: int = 2) -> int:

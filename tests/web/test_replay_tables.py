@@ -18,7 +18,7 @@ from arena import games
 from arena.store import db
 from arena.store.queries import match_t
 
-from .browsing import NO_BROWSER, Page, api, start_browser
+from .browsing import NO_BROWSER, Page, api
 from .helpers import frames
 
 selenium = pytest.importorskip("selenium")
@@ -49,20 +49,6 @@ def one_of_each(store) -> dict[str, int]:
     for match_id, game in rows:
         chosen.setdefault(game, match_id)
     return chosen
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_browser()
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture
-def page(browser, server, tmp_path):
-    visited = Page(browser, server.url, tmp_path)
-    yield visited
-    visited.no_console_errors()
 
 
 def _expanded(data: dict) -> list[dict]:
