@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -23,6 +24,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ArenaError
 from arena.settings import load
+
+T = TypeVar("T")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _engines: dict[tuple[str, int], Engine] = {}
@@ -137,6 +140,30 @@ def transaction(url: str | None = None) -> Iterator[Connection]:
     """A connection inside one transaction: committed on success, rolled back on error."""
     with engine(url).begin() as connection:
         yield connection
+
+
+# A transaction the database rolled back to break a lock cycle (SQLSTATE 40P01) or to keep
+# transactions serializable (40001) did nothing: run it again, a few times at most.
+ROLLBACK_ATTEMPTS = 5
+
+
+def rolled_back(error: BaseException) -> bool:
+    """Whether ``error`` is PostgreSQL rolling a transaction back for another's sake
+    (SQLSTATE class 40: a deadlock victim, a serialization failure)."""
+    return str(getattr(getattr(error, "orig", None), "sqlstate", "") or "").startswith("40")
+
+
+def retrying_rollbacks(call: Callable[[], T]) -> T:
+    """``call()`` (one whole transaction), run again while the database rolls it back to
+    break a lock cycle: such a rollback is neither an outage nor the transaction's own fault."""
+    attempt = 1
+    while True:
+        try:
+            return call()
+        except sa.exc.DBAPIError as error:
+            if not rolled_back(error) or attempt == ROLLBACK_ATTEMPTS:
+                raise
+            attempt += 1
 
 
 @contextmanager

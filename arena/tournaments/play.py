@@ -247,19 +247,21 @@ def _record(finished: list[tuple[int, Any]], failures: list[tuple[MatchSpec, str
     """Record the batch in one transaction (one commit for all), with its failures. Should
     that raise for a reason of its own (not an outage), each match is recorded alone, so a
     match that cannot be recorded fails by itself (it joins ``failures``)."""
-    try:
+    def record(batch: list[tuple[int, Any]], failed: list[tuple[MatchSpec, str]]) -> list[int]:
         with db.transaction(url) as connection:
-            recorded = record_results(connection, finished, k)
-            mark_failed(connection, failures)
+            recorded = record_results(connection, batch, k)
+            mark_failed(connection, failed)
         return recorded
+
+    try:
+        return db.retrying_rollbacks(lambda: record(finished, failures))
     except Exception as error:
         if not _match_fault(error):
             raise
     recorded = []
     for match_id, result in finished:
         try:
-            with db.transaction(url) as connection:
-                recorded += record_results(connection, [(match_id, result)], k)
+            recorded += db.retrying_rollbacks(lambda: record([(match_id, result)], []))  # noqa: B023
         except Exception as error:
             if not _match_fault(error):
                 raise

@@ -4,6 +4,7 @@ exactly once, ratings recompute to the incremental values, concurrent writers ag
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -200,3 +201,42 @@ def test_head_to_head_counts_the_pairwise_games_elo_counts(db_url):
     assert {key: [m.wins, m.draws, m.losses] for key, m in meetings.items()} == expected
     assert len(expected) == 6 and all(sum(t) >= 4 for t in expected.values())
     assert meetings[("random", "heuristic")].wins == meetings[("heuristic", "random")].losses
+
+
+def test_a_recording_chosen_as_a_deadlock_victim_is_recorded_again_not_replayed(pg_url, monkeypatch):
+    """PostgreSQL breaks a lock cycle by rolling one transaction back. When that is the
+    recording of finished matches, the recording is simply tried again: the match is recorded
+    once and never played a second time (a deadlock is not an outage)."""
+    from arena.store.results import lock_ratings
+    from arena.tournaments import play as play_module
+
+    monkeypatch.setenv("ARENA_DATABASE_URL", pg_url)
+    tid, ids = small_tournament(pg_url)
+    with db.transaction(pg_url) as connection:
+        match = connection.execute(sa.select(Match.__table__).where(Match.__table__.c.id == ids[0])).one()
+    low, high = sorted(match.seating)
+    played = []
+    runner = play_module._runner()
+    monkeypatch.setattr(play_module, "_runner", lambda: lambda *a, **k: played.append(a[0]) or runner(*a, **k))
+    outcome: dict[str, object] = {}
+    holding = threading.Event()
+
+    def record() -> None:
+        holding.wait(10)
+        try:
+            outcome["recorded"] = play_and_record(ids[:1])
+        except Exception as error:
+            outcome["error"] = error
+
+    recorder = threading.Thread(target=record)
+    recorder.start()
+    with db.transaction(pg_url) as connection:
+        lock_ratings(connection, [(high, match.game)])  # the recording locks low, then waits here
+        holding.set()
+        time.sleep(0.6)  # the recorder waits first: its deadlock check runs first, so it is the victim
+        lock_ratings(connection, [(low, match.game)])  # and now a cycle
+    recorder.join(60)
+    assert "error" not in outcome, outcome.get("error")
+    assert outcome["recorded"] == ids[:1] and played == [match.game], "recorded once, played once"
+    with db.transaction(pg_url) as connection:
+        assert connection.execute(sa.select(sa.func.count()).select_from(Result.__table__)).scalar_one() == 1
