@@ -387,11 +387,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         nonce = 0
         while True:
             await asyncio.sleep(self.heartbeat)
-            if await self.mailbox.holder(bot_id) not in (stream.connection, None):
+            if await self.mailbox.renew(bot_id, stream.connection) not in (stream.connection, None):
                 await self._close(stream, "replaced", "a newer connection with this token took over",
                                   grpc.StatusCode.ABORTED)
                 return
-            await self.mailbox.claim(bot_id, stream.connection)
             since_ping += self.heartbeat
             if since_ping >= self.ping_every:
                 since_ping = 0.0

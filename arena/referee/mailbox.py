@@ -20,7 +20,6 @@ decided, so a bot that reconnects is sent them again.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import threading
 import time
@@ -29,7 +28,6 @@ from collections import defaultdict, deque
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
@@ -40,7 +38,14 @@ SEND_ATTEMPTS = 3  # tries of one step on the move's path before Redis counts as
 # by default, across every process).
 MAX_CONNECTIONS = 5000
 REPLY_TTL = 60  # seconds an answer nobody pops lives in Redis
-LISTEN_WAIT = 1.0  # seconds a reply desk's listener blocks in one BLPOP
+LISTEN_WAIT = 1.0  # seconds a reply desk's listener blocks in one read
+DESK_TTL = 60  # seconds a reply desk outlives its listener's last renewal
+DESK_RENEW = 10.0  # seconds between two renewals of a reply desk's expiry
+DESK_TRIM = 256  # answers read between two trims of a reply desk
+DESK_BATCH = 512  # answers taken from a reply desk in one read
+# The messages that open and close a bot's part in a match: the bot's mailbox keys get their
+# expiry with these, once a match, not with every turn.
+LIFETIME_KINDS = frozenset({"match_started", "match_ended"})
 
 
 class Mailbox:
@@ -98,6 +103,14 @@ class Mailbox:
         """``connection`` is now the bot's live stream (a newer one replaces an older).
         The gateway calls it again as a heartbeat while the stream lives."""
         raise NotImplementedError
+
+    async def renew(self, bot_id: str, connection: str) -> str | None:
+        """The heartbeat of ``connection``'s stream: its presence is refreshed unless a newer
+        connection holds the bot. Returns the holder found (None when nobody held it)."""
+        holder = await self.holder(bot_id)
+        if holder in (connection, None):
+            await self.claim(bot_id, connection)
+        return holder
 
     async def release(self, bot_id: str, connection: str) -> None:
         """``connection`` ended; the bot is gone unless a newer connection holds it."""
@@ -306,16 +319,18 @@ class LocalMailbox(Mailbox):
 
 
 class _ReplyDesk:
-    """Where the answers to one event loop's turns arrive: one Redis list for all of them.
+    """Where the answers to one event loop's turns arrive: one Redis stream for all of them.
 
-    A runner's turn names it (``reply_to``); the gateway pushes the bot's answer there with
-    the match and turn; one listener on the loop pops them and hands each to the runner
-    awaiting that turn. So however many matches a process has in flight, it waits on Redis
-    with one connection, not one blocked connection per waiting match."""
+    A runner's turn names it (``reply_to``); the gateway appends the bot's answer there with
+    the match and turn; one listener on the loop reads them in batches and hands each to the
+    runner awaiting that turn. So however many matches a process has in flight, it waits on
+    Redis with one connection, and under load one read brings many answers. The listener
+    trims what it has read now and then, and keeps the stream alive (``DESK_TTL``) only while
+    it runs: the desk of a process that died expires on its own."""
 
     def __init__(self, mailbox: RedisMailbox) -> None:
         self.mailbox = mailbox
-        self.key = mailbox._k("replies", uuid.uuid4().hex)
+        self.key = mailbox._k("desk", uuid.uuid4().hex)
         self.waiting: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
         self.listener = asyncio.ensure_future(self._listen())
 
@@ -345,10 +360,19 @@ class _ReplyDesk:
         self.waiting.pop((match_id, int(turn_id)), None)
 
     async def _listen(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = "0-0"  # from the start: an answer appended before the first read is not missed
+        unread_trimmed = 0  # answers read since the last trim
+        renewed = -DESK_RENEW
         attempt = 0
         while True:
             try:
-                (got,) = await self.mailbox._send(("BLPOP", self.key, LISTEN_WAIT))
+                if loop.time() - renewed >= DESK_RENEW or unread_trimmed >= DESK_TRIM:
+                    # The stream may not exist yet (the first answer makes it): EXPIRE is a no-op then.
+                    await self.mailbox._send(("EXPIRE", self.key, DESK_TTL), ("XTRIM", self.key, "MINID", last))
+                    renewed, unread_trimmed = loop.time(), 0
+                (got,) = await self.mailbox._send(("XREAD", "COUNT", DESK_BATCH, "BLOCK", int(LISTEN_WAIT * 1000),
+                                                   "STREAMS", self.key, last))
                 attempt = 0
             except asyncio.CancelledError:
                 raise
@@ -356,12 +380,17 @@ class _ReplyDesk:
                 attempt += 1
                 await asyncio.sleep(min(1.0, 0.05 * attempt))
                 continue
-            if not got:
-                continue
-            reply = json.loads(got[1])
-            future = self.waiting.get((reply["match_id"], int(reply["turn_id"])))
-            if future is not None and not future.done():
-                future.set_result(reply["move"])
+            # A map of stream to entries, or pairs of them, as the connection's protocol has it.
+            for _stream, entries in (got.items() if isinstance(got, dict) else got or ()):
+                for entry_id, fields in entries:
+                    last = entry_id
+                    unread_trimmed += 1
+                    self._hand_over(json.loads(fields[1]))
+
+    def _hand_over(self, reply: dict[str, Any]) -> None:
+        future = self.waiting.get((reply["match_id"], int(reply["turn_id"])))
+        if future is not None and not future.done():
+            future.set_result(reply["move"])
 
     def close(self) -> None:
         try:
@@ -374,12 +403,15 @@ class RedisMailbox(Mailbox):
     """The mailbox in Redis.
 
     Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from;
-    ``pending:{bot}`` a hash of undecided turns; ``replies:{id}`` one list per runner loop
-    where the gateway pushes the answers to that loop's turns (``_ReplyDesk``; a turn with no
-    ``reply_to``, from an older runner, is answered on ``move:{match}:{turn}``, a one-element
-    list the runner pops with a timeout); ``holder:{bot}`` the live connection, refreshed by
-    the gateway's heartbeat and expiring ``presence_ttl`` seconds after the gateway dies;
-    ``seen:{bot}`` when the bot was last known connected (heartbeat or leaving)."""
+    ``pending:{bot}`` a hash of undecided turns (both expire ``KEY_TTL`` after the bot's last
+    match started or ended); ``desk:{id}`` one stream per runner loop where the gateway
+    appends the answers to that loop's turns (``_ReplyDesk``; a turn with no ``reply_to``,
+    from an older runner, is answered on ``move:{match}:{turn}``, a one-element list the
+    runner pops with a timeout, and one naming a ``replies:{id}`` list there);
+    ``holder:{bot}`` the live connection, refreshed by the gateway's heartbeat and expiring
+    ``presence_ttl`` seconds after the gateway dies; ``online`` the bots by when their
+    presence lapses (or lapsed: kept ``KEY_TTL``, so a bot whose gateway died is known to be
+    gone since its last heartbeat); ``seen:{bot}`` when the bot connected or left."""
 
     def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0) -> None:
         import redis.asyncio as aioredis
@@ -388,6 +420,7 @@ class RedisMailbox(Mailbox):
         self._factory = aioredis.from_url
         self._clients: dict[int, Any] = {}
         self._desks: dict[int, _ReplyDesk] = {}
+        self._scripts: dict[str, Any] = {}
         self.prefix = prefix
         self.presence_ttl = presence_ttl
 
@@ -415,32 +448,19 @@ class RedisMailbox(Mailbox):
             desk = self._desks[loop] = _ReplyDesk(self)
         return desk
 
-    # One command per message on the move's path (not a MULTI of four or five): push
-    # ``ARGV[1]`` on list ``KEYS[1]``; keep it in hash ``KEYS[2]`` under field ``ARGV[3]``
-    # (a pending turn); drop field ``ARGV[4]`` of that hash (the turn it settles); every key
-    # touched expires ``ARGV[2]`` seconds later.
-    _PUSH = (
-        "if ARGV[3] ~= '' then redis.call('hset', KEYS[2], ARGV[3], ARGV[1]) "
-        "redis.call('expire', KEYS[2], ARGV[2]) end "
-        "if ARGV[4] ~= '' then redis.call('hdel', KEYS[2], ARGV[4]) end "
-        "redis.call('rpush', KEYS[1], ARGV[1]) redis.call('expire', KEYS[1], ARGV[2])"
-    )
-
-    _PUSH_SHA = hashlib.sha1(_PUSH.encode()).hexdigest()
-
     async def _send(self, *commands: tuple[Any, ...]) -> list[Any]:
         """``commands`` pipelined on one pooled connection: one write, then their replies.
 
         redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
-        bookkeeping than the round trip itself; the move's path goes through here. A
-        connection that fails or is interrupted mid-reply (a cancelled wait) is dropped, so
-        no reply is left behind on it; a lost connection is tried again twice, shortly (as
-        redis-py retries its own commands), then it is a ``redis`` ``ConnectionError``; a
-        script Redis forgot (a restart) is loaded again."""
+        bookkeeping than the round trip itself; the move's path goes through here, as plain
+        commands (a script would add its own call to every count). A connection that fails
+        or is interrupted mid-reply (a cancelled wait) is dropped, so no reply is left behind
+        on it; a lost connection is tried again twice, shortly (as redis-py retries its own
+        commands), then it is a ``redis`` ``ConnectionError``."""
         pool = self.redis.connection_pool
         failure: BaseException | None = None
         for attempt in range(SEND_ATTEMPTS):
-            if attempt and not isinstance(failure, NoScriptError):
+            if attempt:
                 await asyncio.sleep(0.05 * attempt)
             try:
                 connection = await pool.get_connection()
@@ -450,10 +470,6 @@ class RedisMailbox(Mailbox):
             try:
                 await connection.send_packed_command(connection.pack_commands(commands))
                 return [await connection.read_response() for _ in commands]
-            except NoScriptError as error:
-                failure = error
-                await connection.disconnect()
-                await self.redis.script_load(self._PUSH)
             except (OSError, RedisConnectionError, RedisTimeoutError) as error:
                 failure = error
                 await connection.disconnect()
@@ -464,30 +480,32 @@ class RedisMailbox(Mailbox):
                 await pool.release(connection)
         raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
-    def _push_command(self, key: str, data: str, ttl: int, book: str = "", keep: str = "",
-                      drop: str = "") -> tuple[Any, ...]:
-        return ("EVALSHA", self._PUSH_SHA, 2, key, book or key, data, ttl, keep, drop)
-
-    async def _push(self, key: str, data: str, ttl: int, book: str = "", keep: str = "", drop: str = "") -> None:
-        await self._send(self._push_command(key, data, ttl, book, keep, drop))
+    def _deliver_commands(self, bot_id: str, message: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The commands that queue ``message`` for the bot: a turn is kept pending first (a
+        bot that reconnects is sent it again); the keys get their expiry when the bot's part
+        in a match starts and ends, not with every turn."""
+        data = json.dumps(message)
+        inbox, pending = self._k("inbox", bot_id), self._k("pending", bot_id)
+        commands: list[tuple[Any, ...]] = []
+        if message.get("kind") == "turn":
+            commands.append(("HSET", pending, _turn_key(message), data))
+        commands.append(("RPUSH", inbox, data))
+        if message.get("kind") in LIFETIME_KINDS:
+            commands += [("EXPIRE", inbox, KEY_TTL), ("EXPIRE", pending, KEY_TTL)]
+        return commands
 
     async def _pop(self, key: str, timeout: float) -> Any:
         (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)))
         return json.loads(got[1]) if got else None
 
-    def _deliver_command(self, bot_id: str, message: dict[str, Any]) -> tuple[Any, ...]:
-        keep = _turn_key(message) if message.get("kind") == "turn" else ""
-        return self._push_command(self._k("inbox", bot_id), json.dumps(message), KEY_TTL,
-                                  self._k("pending", bot_id), keep)
-
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
-        await self._send(self._deliver_command(bot_id, message))
+        await self._send(*self._deliver_commands(bot_id, message))
 
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         # The answer comes to this loop's reply desk: expected before the turn goes out.
         desk = self._desk()
         desk.expect(turn["match_id"], turn["turn_id"])
-        await self._send(self._deliver_command(bot_id, turn | {"reply_to": desk.key}))
+        await self._send(*self._deliver_commands(bot_id, turn | {"reply_to": desk.key}))
         return await desk.wait(turn["match_id"], turn["turn_id"], timeout)
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
@@ -501,7 +519,8 @@ class RedisMailbox(Mailbox):
         return (json.loads(got[1]), holder == connection) if got else (None, False)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
-        await self.redis.lpush(self._k("inbox", bot_id), json.dumps(message))
+        inbox = self._k("inbox", bot_id)
+        await self._send(("LPUSH", inbox, json.dumps(message)), ("EXPIRE", inbox, KEY_TTL))
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         raw = await self.redis.hvals(self._k("pending", bot_id))
@@ -512,23 +531,26 @@ class RedisMailbox(Mailbox):
         desk = self._desks.get(id(asyncio.get_running_loop()))
         if desk is not None:
             desk.forget(match_id, turn_id)
-        if result is None:
-            await self.redis.hdel(self._k("pending", bot_id), f"{match_id}:{turn_id}")
-            return
-        await self._push(self._k("inbox", bot_id), json.dumps(result), KEY_TTL, self._k("pending", bot_id),
-                         drop=f"{match_id}:{turn_id}")
+        commands: list[tuple[Any, ...]] = [("HDEL", self._k("pending", bot_id), f"{match_id}:{turn_id}")]
+        if result is not None:
+            commands.append(("RPUSH", self._k("inbox", bot_id), json.dumps(result)))
+        await self._send(*commands)
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
                         settled_for: str = "") -> None:
-        # An answer nobody waits for any more expires on its own. Settled for the bot: its
-        # pending turn goes in the same step.
-        book = self._k("pending", settled_for) if settled_for else ""
-        drop = f"{match_id}:{turn_id}" if settled_for else ""
-        if reply_to.startswith(self._k("replies", "")):
-            reply = {"match_id": match_id, "turn_id": turn_id, "move": move}
-            await self._push(reply_to, json.dumps(reply), REPLY_TTL, book, drop=drop)
-        else:
-            await self._push(self._k("move", match_id, turn_id), json.dumps(move), REPLY_TTL, book, drop=drop)
+        # Settled for the bot: its pending turn goes in the same trip.
+        settling = [("HDEL", self._k("pending", settled_for), f"{match_id}:{turn_id}")] if settled_for else []
+        reply = json.dumps({"match_id": match_id, "turn_id": turn_id, "move": move})
+        if reply_to.startswith(self._k("desk", "")):
+            # NOMKSTREAM: the desk of a runner that is gone is not made again by a late answer.
+            *_, appended = await self._send(*settling, ("XADD", reply_to, "NOMKSTREAM", "*", "reply", reply))
+            if appended is None:  # no desk yet (nothing answered there so far) or it expired
+                await self._send(("XADD", reply_to, "*", "reply", reply), ("EXPIRE", reply_to, DESK_TTL))
+            return
+        # Runners of an earlier release: an answer nobody waits for any more expires on its own.
+        key, data = ((reply_to, reply) if reply_to.startswith(self._k("replies", ""))
+                     else (self._k("move", match_id, turn_id), json.dumps(move)))
+        await self._send(*settling, ("RPUSH", key, data), ("EXPIRE", key, REPLY_TTL))
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
         desk = self._desks.get(id(asyncio.get_running_loop()))
@@ -546,6 +568,24 @@ class RedisMailbox(Mailbox):
         pipe.zadd(self._k("online"), {bot_id: now + self.presence_ttl})
         await pipe.execute()
 
+    # The heartbeat in one trip: renew the holder and the board unless another connection
+    # holds the bot; answer the holder found.
+    _RENEW = (
+        "local holder = redis.call('get', KEYS[1]) "
+        "if holder and holder ~= ARGV[1] then return holder end "
+        "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) "
+        "redis.call('zadd', KEYS[2], ARGV[3], ARGV[4]) return holder"
+    )
+
+    async def renew(self, bot_id: str, connection: str) -> str | None:
+        renew = self._scripts.get("renew")
+        if renew is None:
+            renew = self._scripts["renew"] = self.redis.register_script(self._RENEW)
+        holder = await renew(keys=[self._k("holder", bot_id), self._k("online")],
+                             args=[connection, int(self.presence_ttl * 1000), repr(time.time() + self.presence_ttl),
+                                   bot_id], client=self.redis)  # this loop's client
+        return str(holder) if holder else None
+
     async def release(self, bot_id: str, connection: str) -> None:
         # Only the holder may let go: a replaced connection must not log out its successor.
         script = (
@@ -557,9 +597,10 @@ class RedisMailbox(Mailbox):
                               connection, repr(time.time()), KEY_TTL, bot_id)
 
     async def online(self) -> list[str]:
+        now = time.time()
         pipe = self.redis.pipeline(transaction=True)
-        pipe.zremrangebyscore(self._k("online"), "-inf", time.time())
-        pipe.zrange(self._k("online"), 0, -1)
+        pipe.zremrangebyscore(self._k("online"), "-inf", now - KEY_TTL)
+        pipe.zrangebyscore(self._k("online"), now, "+inf")
         return sorted((await pipe.execute())[1])
 
     async def holder(self, bot_id: str) -> str | None:
@@ -567,10 +608,16 @@ class RedisMailbox(Mailbox):
         return str(value) if value is not None else None
 
     async def offline_since(self, bot_id: str) -> float | None:
-        if await self.redis.exists(self._k("holder", bot_id)):
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.exists(self._k("holder", bot_id))
+        pipe.get(self._k("seen", bot_id))
+        pipe.zscore(self._k("online"), bot_id)
+        held, seen, lapses = await pipe.execute()
+        if held:
             return None
-        seen = await self.redis.get(self._k("seen", bot_id))
-        return float(seen) if seen is not None else 0.0
+        # Gone since it left (``seen``), or since its gateway's last heartbeat for it.
+        last_heartbeat = lapses - self.presence_ttl if lapses is not None else 0.0
+        return max(float(seen) if seen is not None else 0.0, last_heartbeat)
 
     # Live matches are a sorted set scored by entry time; entries older than KEY_TTL are
     # dropped first, so a worker that died mid-match cannot hold a slot for ever.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,3 +123,60 @@ def test_a_runner_waits_for_all_its_matches_moves_on_one_connection(
     # The reply listener's one, now and then another for a turn or a result on its way out.
     mean = sum(held) / len(held)
     assert len(held) > 100 and mean < 2.5, f"{mean:.1f} Redis connections in use for {in_flight} matches in flight"
+
+
+def commands_served(url: str) -> Counter[str]:
+    """The commands the Redis at ``url`` has executed by name, those run inside scripts included."""
+    import redis
+
+    stats = redis.Redis.from_url(url).info("commandstats")
+    return Counter({name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items()})
+
+
+def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(own_redis: str) -> None:
+    """The live path's cost in Redis: a match between bots on two gateways, counted on a Redis
+    of its own (INFO commandstats counts what scripts run too). The answers travel on the
+    runner's reply stream, expiries are set when a match starts and ends (not with every
+    move), and once the match is over every key it left expires on its own."""
+    import redis
+
+    prefix = f"test:{uuid.uuid4().hex}:"
+    servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(own_redis, prefix), by_token),
+         "arena.v1.BotGateway")]) for _ in range(2)]
+    alice = start_bot("arena_bot.examples.random_bot", servers[0].address, "tok-alice")
+    bob = start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")
+    runner_box = mailbox(own_redis, prefix)
+    try:
+        wait_online(runner_box, "1")
+        wait_online(runner_box, "2")
+
+        async def one(index: int) -> Any:
+            match_id = f"cost-{index}"
+            players = [RemotePlayer(runner_box, bot, MatchInfo(match_id, GAME, {}, seat, 2, ["alice", "bob"], 5000, 20000))
+                       for seat, bot in enumerate(["1", "2"])]
+            return await run_match(GAME, players, 11 + index, clock=Clock(move=5, bank=20), match_id=match_id)
+
+        async def play() -> list[Any]:
+            try:
+                return await asyncio.gather(*(one(index) for index in range(4)))
+            finally:
+                await runner_box.close()
+
+        before = commands_served(own_redis)
+        results = asyncio.run(play())
+        spent = commands_served(own_redis) - before
+    finally:
+        finish(alice)
+        finish(bob)
+        for server in servers:
+            server.stop()
+    decisions = [d for result in results for d in result.decisions]
+    asked = [d for d in decisions if d.code == "ok"]
+    assert len(asked) >= 30 and {d.code for d in decisions} <= {"ok", "forced"}
+    per_move = spent.total() / len(asked)
+    assert per_move <= 11.0, f"{per_move:.1f} Redis commands per move: {spent.most_common()} for {len(asked)} moves"
+    client = redis.Redis.from_url(own_redis)
+    lasting = [key for key in client.scan_iter(match=f"{prefix}*") if client.ttl(key) == -1]
+    # The board of who is online is one key for every bot, kept while the mailbox is in use.
+    assert {key.decode() for key in lasting} <= {f"{prefix}online"}
