@@ -608,13 +608,12 @@ class RedisMailbox(Mailbox):
         return str(value) if value is not None else None
 
     async def offline_since(self, bot_id: str) -> float | None:
+        if await self.redis.exists(self._k("holder", bot_id)):
+            return None
         pipe = self.redis.pipeline(transaction=False)
-        pipe.exists(self._k("holder", bot_id))
         pipe.get(self._k("seen", bot_id))
         pipe.zscore(self._k("online"), bot_id)
-        held, seen, lapses = await pipe.execute()
-        if held:
-            return None
+        seen, lapses = await pipe.execute()
         # Gone since it left (``seen``), or since its gateway's last heartbeat for it.
         last_heartbeat = lapses - self.presence_ttl if lapses is not None else 0.0
         return max(float(seen) if seen is not None else 0.0, last_heartbeat)

@@ -21,6 +21,7 @@ and replaying results in that order, then by ``seq``, gives exactly the stored r
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,6 +39,8 @@ from arena.referee import MatchResult
 
 from .models import Match, MatchSeat, Rating, RatingHistory, Result, Tournament, Transcript, utcnow
 from .statuses import MatchStatus, TournamentStatus
+
+log = logging.getLogger(__name__)
 
 match_t = Match.__table__
 result_t = Result.__table__
@@ -154,7 +157,8 @@ def record_results(
     todo = [m for m in ids if matches[m].status != MatchStatus.DONE]
     if not todo:
         return []  # the common duplicate; the unique result rows are the real guard
-    keys = [(bot, matches[m].game) for m in todo if matches[m].rated for bot in matches[m].seating]
+    rated = [matches[m] for m in todo if matches[m].rated]
+    keys = [(bot, m.game) for m in rated for bot in m.seating] + _waiting_keys(connection, rated)
     locked = lock_ratings(connection, keys) if keys else {}
     now = utcnow()
     # Inserted in match id order (two writers never wait for each other's rows crosswise);
@@ -216,6 +220,23 @@ class Finished:
         return (self.tournament_id, self.game, self.seed)
 
 
+def _waiting_keys(connection: Connection, rated: list[Any]) -> list[tuple[int, str]]:
+    """The (bot, game) keys of the recorded rotations that wait for the duplicate groups of
+    ``rated`` (match rows): should a group end now, they are rated with it. Their locks are
+    taken with the others in one sorted statement, because a second lock taken later, out of
+    that order, can close a cycle with another recording (PostgreSQL then rolls one back)."""
+    groups = {(m.tournament_id, m.game, int(m.seed)) for m in rated if m.tournament_id is not None}
+    if not groups:
+        return []
+    rows = connection.execute(
+        sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.seating)
+        .join(result_t, result_t.c.match_id == match_t.c.id)
+        .where(result_t.c.rating_round.is_(None), match_t.c.tournament_id.in_(sorted({g[0] for g in groups})),
+               match_t.c.seed.in_(sorted({g[2] for g in groups})))
+    ).all()
+    return [(bot, r.game) for r in rows if (r.tournament_id, r.game, int(r.seed)) in groups for bot in r.seating]
+
+
 def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[tuple[Any, ...]]:
     """The duplicate groups of ``candidates`` with a match still scheduled or running (read
     through the (tournament, game, status) index)."""
@@ -269,6 +290,9 @@ def rate_groups(connection: Connection, locked: dict[tuple[int, str], dict[str, 
         return []
     missing = {(bot, c.game) for c in ready for bot in c.seating} - set(locked)
     if missing:
+        # A rotation recorded since the caller took its locks: this lock comes out of order
+        # (PostgreSQL may roll the transaction back to break a cycle; it is then retried).
+        log.info("rating locks taken late for %s", sorted(missing))
         locked |= lock_ratings(connection, list(missing))
     history: list[dict[str, Any]] = []
     touched: set[tuple[int, str]] = set()
@@ -306,7 +330,10 @@ def settle_groups(connection: Connection, tournament_id: int, k: float | None = 
         k = load().elo_k
     locked = lock_ratings(connection, [(bot, w.game) for w in ready for bot in w.seating])
     # Read again under the locks: a recording or another settle may have rated them meanwhile.
-    waiting = _waiting(connection, [tournament_id])
+    # A group that began waiting since is left to the next settle: its locks would be taken
+    # now out of order, and two settles (or a settle and a recording) could wait on each other.
+    waiting = [w for w in _waiting(connection, [tournament_id])
+               if all((bot, w.game) in locked for bot in w.seating)]
     if not waiting:
         return []
     last = connection.execute(sa.select(sa.func.max(result_t.c.seq))).scalar_one()
