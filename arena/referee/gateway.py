@@ -231,6 +231,12 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         not been told about (a reconnect mid-match) is preceded by its match-started.
         ``resent``: a pending turn sent again to a stream that reconnected."""
         out = []
+        if message["kind"] == "turn":
+            key = (message["match_id"], message["turn_id"])
+            if key in stream.outstanding or key in stream.answered or key in stream.decided:
+                # Already written to this stream: a turn delivered while the stream opened is
+                # both among the pending turns it was sent and in the inbox.
+                return out
         if message["kind"] == "turn" and message["match_id"] not in stream.games and "match" in message:
             out += self._outgoing(stream, message["match"])
         self._sending(stream, message, resent)

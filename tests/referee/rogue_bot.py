@@ -60,7 +60,11 @@ def main(mode: str) -> None:
                 print(json.dumps({"kind": kind, "match": ended.match_id, "game": ended.game, "seat": ended.seat,
                                   "players": list(ended.players), "forfeited": ended.forfeited}), flush=True)
                 continue
-            print(json.dumps({"kind": kind}), flush=True)
+            if kind == "turn":
+                print(json.dumps({"kind": kind, "match": message.turn.match_id, "turn": message.turn.turn_id}),
+                      flush=True)
+            else:
+                print(json.dumps({"kind": kind}), flush=True)
             if kind == "error":  # replaced by a newer stream, or revoked: the status follows
                 outbox.put(None)
                 continue

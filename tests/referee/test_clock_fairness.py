@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -46,6 +47,14 @@ class StalledMailbox(LocalMailbox):
         self.asked: list[int] = []  # turn ids in the order the runner asked them
         self.posted: dict[int, dict[str, Any]] = {}
         self.stalls = 0
+        # Set once the bot's stream has read its pending turns: a turn delivered before that
+        # would go out with them, never through the stalls below.
+        self.opened = threading.Event()
+
+    async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
+        pending = await super().pending_turns(bot_id)
+        self.opened.set()
+        return pending
 
     async def _stall(self) -> None:
         self.stalls += 1
@@ -91,6 +100,7 @@ def stalled_gateway(request: pytest.FixtureRequest) -> Iterator[tuple[ServerThre
 
 
 def play(mailbox: StalledMailbox, allowance: float = 5.0) -> Any:
+    assert mailbox.opened.wait(20), "the bot's stream never opened"
     info = MatchInfo(match_id="m", game=GAME, options={}, seat=0, num_players=2, players=["alice", "house"],
                      move_deadline_ms=int(CLOCK.move * 1000), time_bank_ms=int(CLOCK.bank * 1000))
     players = [RemotePlayer(mailbox, "1", info, grace=5.0, server_allowance=allowance),

@@ -4,6 +4,8 @@ processes, real sockets on loopback, the real match runner."""
 from __future__ import annotations
 
 import asyncio
+import time
+from typing import Any
 
 from arena_bot.v1 import gateway_pb2_grpc
 
@@ -11,7 +13,7 @@ from arena.referee import Clock, HousePlayer, run_match
 from arena.referee.gateway import Gateway
 from arena.referee.mailbox import LocalMailbox
 from arena.server.settings import ServerSettings
-from tests.support.grpc import GAME, ServerThread, by_token, remote, start_bot, wait_online
+from tests.support.grpc import GAME, ServerThread, by_token, finish, remote, start_bot, wait_online
 
 
 def test_an_sdk_bot_plays_a_whole_match(gateway: tuple[ServerThread, LocalMailbox]) -> None:
@@ -75,3 +77,35 @@ def test_a_stopped_server_leaves_its_bots_gone_not_connected() -> None:
     finally:
         bot.kill()
         bot.wait(10)
+
+
+class TurnInTheDoorway(LocalMailbox):
+    """The in-process mailbox, with a turn delivered for the bot at the worst moment: after its
+    new stream claimed it, before the gateway read its pending turns (a runner asks as soon as
+    the bot is seen online). The turn is then both pending and in the inbox."""
+
+    def __init__(self, turn: dict[str, Any]) -> None:
+        super().__init__()
+        self.turn: dict[str, Any] | None = turn
+
+    async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
+        if self.turn is not None:
+            turn, self.turn = self.turn, None
+            await self.deliver(bot_id, turn)
+        return await super().pending_turns(bot_id)
+
+
+def test_a_turn_delivered_as_the_bot_connects_is_written_to_it_once() -> None:
+    turn = {"kind": "turn", "match_id": "door", "turn_id": 0, "seat": 0, "observation_json": "{}",
+            "legal_actions": ["a", "b"], "deadline_ms": 20000, "time_bank_ms": 0, "last_move_latency_ms": 0}
+    mailbox = TurnInTheDoorway(turn)
+    server = ServerThread(ServerSettings(address="127.0.0.1:0"), [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox, by_token), "arena.v1.BotGateway")])
+    bot = start_bot("tests.referee.rogue_bot", server.address, "tok-alice", "slow")  # holds its turns
+    try:
+        wait_online(mailbox, "1")
+        time.sleep(1.0)  # the forwarder has long taken the inbox's copy
+    finally:
+        received = finish(bot)
+        server.stop()
+    assert [(e["match"], e["turn"]) for e in received if e["kind"] == "turn"] == [("door", 0)]
