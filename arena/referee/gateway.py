@@ -230,7 +230,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         """The protobuf messages for one mailbox message. A turn of a match this stream has
         not been told about (a reconnect mid-match) is preceded by its match-started.
         ``resent``: a pending turn sent again to a stream that reconnected."""
-        out = []
+        out: list[gateway_pb2.RefereeMessage] = []
         if message["kind"] == "turn":
             key = (message["match_id"], message["turn_id"])
             if key in stream.outstanding or key in stream.answered or key in stream.decided:
