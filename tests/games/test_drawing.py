@@ -11,7 +11,8 @@ import pytest
 
 from arena import games
 from arena.games import drawing
-from arena.games.backpacker.deck import COUNTRIES
+from arena.games.backpacker import drawing as bp_drawing
+from arena.games.backpacker.deck import COUNTRIES, EVENTS
 from arena.games.card_trip_europe.locations import LOCATIONS
 from arena.games.itchy_feet import data as itchy
 
@@ -98,3 +99,12 @@ def test_the_last_play_is_marked_and_only_it():
 
 def test_a_game_without_a_drawing_has_none():
     assert drawing.draw("no_such_game", {}, None) is None
+
+
+def test_every_backpacker_event_card_shows_its_own_rule_on_hover():
+    """Each event card's hover text is what that card does (backpacker 9), not only what its
+    colour's category does: two cards of one colour read differently."""
+    titles = {event_id: bp_drawing.card(event_id)["title"] for event_id in EVENTS}
+    assert len(set(titles.values())) == len(EVENTS)
+    assert "3 goes" in titles["out_of_cash"] and "miss a go" in titles["no_flight"]
+    assert all(EVENTS[e].name in t and f"backpacker {EVENTS[e].section}" in t for e, t in titles.items())

@@ -35,6 +35,7 @@ class Event:
     colour: str
     count: int
     section: str
+    text: str = ""  # what the card does, summarised from its rulebook section
 
 
 def _load() -> tuple[dict[str, Country], dict[str, Event]]:
@@ -45,7 +46,7 @@ def _load() -> tuple[dict[str, Country], dict[str, Event]]:
         for c in raw_countries
     }
     events = {
-        e["id"]: Event(e["id"], e["name"], e["colour"], int(e["count"]), e["section"]) for e in raw_events
+        e["id"]: Event(e["id"], e["name"], e["colour"], int(e["count"]), e["section"], e.get("text", "")) for e in raw_events
     }
     return countries, events
 

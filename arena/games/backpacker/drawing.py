@@ -1,7 +1,8 @@
 """Backpacker on the replay's table (``arena.games.drawing``): countries coloured by their
 continent with their camera points, event cards by their category colour (backpacker,
-"Colour Code Of Cards And Symbols"), each seat's hand and played pile (a country with its
-bonuses on it), status cards, the Future and Past piles, banked points and the year."""
+"Colour Code Of Cards And Symbols") with each card's own rule on hover (backpacker 9), each
+seat's hand and played pile (a country with its bonuses on it), status cards, the Future and
+Past piles, banked points and the year."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def card(card_id: str) -> d.Card:
     if event is None:
         return {"id": card_id, "label": card_id.replace("_", " "), "kind": "event"}
     return {"id": card_id, "label": event.name, "kind": "event", "colour": EVENT_COLOUR[event.colour],
-            "title": f"{event.name}: {event.colour} event (backpacker {event.section}). {EVENT_MEANING[event.colour]}"}
+            "title": f"{event.name}: {event.colour} event (backpacker {event.section}). "
+                     f"{event.text or EVENT_MEANING[event.colour]}"}
 
 
 def _pile(trip: list[dict[str, object]], status: dict[str, object] | None, camera: bool) -> list[d.Card]:
