@@ -10,8 +10,8 @@ directly. Through the mailbox:
   it has been gone).
 
 Two implementations with the same behaviour: ``LocalMailbox`` (in-process, the embedded
-default) and ``RedisMailbox`` (lists and keys in Redis, so a worker on one machine can run a
-match whose bots are connected to gateways on others).
+default) and ``RedisMailbox`` (lists, streams and keys in Redis, so a worker on one machine can
+run a match whose bots are connected to gateways on others).
 
 Every message is a JSON-ready dict with a ``kind``. Pending turns are kept per bot until
 decided, so a bot that reconnects is sent them again.
