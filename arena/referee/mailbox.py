@@ -34,9 +34,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 # that a crashed worker leaves no garbage behind for ever.
 KEY_TTL = 6 * 3600
 SEND_ATTEMPTS = 3  # tries of one step on the move's path before Redis counts as out of reach
-# Connections one process may open to the Redis mailbox (Redis itself accepts 10,000 clients
-# by default, across every process).
+# Connections one process may open to the Redis mailbox for waits that block (a gateway's
+# BLPOP per connected bot; Redis itself accepts 10,000 clients by default, across every process).
 MAX_CONNECTIONS = 5000
+# Connections an event loop uses for commands that answer at once, however many matches it
+# plays: a burst of sends waits its turn for one of them instead of opening more (seconds).
+BRIEF_CONNECTIONS = 32
+BRIEF_WAIT = 30.0
 REPLY_TTL = 60  # seconds an answer nobody pops lives in Redis
 LISTEN_WAIT = 1.0  # seconds a reply desk's listener blocks in one read
 DESK_TTL = 60  # seconds a reply desk outlives its listener's last renewal
@@ -61,9 +65,11 @@ class Mailbox:
 
     async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
         """``collect``, and whether ``connection`` still held the bot when the message was
-        taken (one trip: the gateway checks both before it sends anything)."""
+        taken (one trip: the gateway checks both before it sends anything). A presence that
+        lapsed with nobody claiming the bot since (a heartbeat come late) is still held: only
+        a newer connection takes a bot away."""
         message = await self.collect(bot_id, timeout)
-        return message, message is not None and await self.holder(bot_id) == connection
+        return message, message is not None and await self.holder(bot_id) in (connection, None)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         """Put a collected message back at the front (its stream closed before sending it)."""
@@ -372,7 +378,7 @@ class _ReplyDesk:
                     await self.mailbox._send(("EXPIRE", self.key, DESK_TTL), ("XTRIM", self.key, "MINID", last))
                     renewed, unread_trimmed = loop.time(), 0
                 (got,) = await self.mailbox._send(("XREAD", "COUNT", DESK_BATCH, "BLOCK", int(LISTEN_WAIT * 1000),
-                                                   "STREAMS", self.key, last))
+                                                   "STREAMS", self.key, last), waits=True)
                 attempt = 0
             except asyncio.CancelledError:
                 raise
@@ -413,29 +419,46 @@ class RedisMailbox(Mailbox):
     presence lapses (or lapsed: kept ``KEY_TTL``, so a bot whose gateway died is known to be
     gone since its last heartbeat); ``seen:{bot}`` when the bot connected or left."""
 
-    def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0) -> None:
-        import redis.asyncio as aioredis
-
+    def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0,
+                 brief_connections: int = BRIEF_CONNECTIONS, client_name: str | None = None) -> None:
         self._url = url
-        self._factory = aioredis.from_url
         self._clients: dict[int, Any] = {}
+        self._waits: dict[int, Any] = {}
         self._desks: dict[int, _ReplyDesk] = {}
         self._scripts: dict[str, Any] = {}
         self.prefix = prefix
         self.presence_ttl = presence_ttl
+        self.brief_connections = brief_connections
+        self._names = {"client_name": client_name} if client_name else {}
 
     @property
     def redis(self) -> Any:
-        """One client per event loop: redis.asyncio connections belong to the loop that
-        made them, and the runner and the gateway may live on different loops."""
+        """One client per event loop (redis.asyncio connections belong to the loop that made
+        them, and the runner and the gateway may live on different loops), for commands that
+        answer at once: at most ``brief_connections`` of them, so that the connections a
+        runner holds do not follow its matches in flight."""
+        import redis.asyncio as aioredis
+
         loop = id(asyncio.get_running_loop())
         client = self._clients.get(loop)
         if client is None:
-            # Every match waiting for a move holds a connection in BLPOP, and a live worker
-            # waits for hundreds at once on one loop: far more than redis-py's default 100.
-            client = self._clients[loop] = self._factory(self._url, decode_responses=True,
-                                                         max_connections=MAX_CONNECTIONS)
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self._url, max_connections=self.brief_connections, timeout=BRIEF_WAIT, decode_responses=True,
+                **self._names)
+            client = self._clients[loop] = aioredis.Redis.from_pool(pool)
         return client
+
+    def _waiting(self) -> Any:
+        """This loop's connections for commands that block until something arrives (a
+        gateway's BLPOP per bot, a reply desk's read): one each while it waits."""
+        import redis.asyncio as aioredis
+
+        loop = id(asyncio.get_running_loop())
+        pool = self._waits.get(loop)
+        if pool is None:
+            pool = self._waits[loop] = aioredis.ConnectionPool.from_url(
+                self._url, max_connections=MAX_CONNECTIONS, decode_responses=True, **self._names)
+        return pool
 
     def _k(self, *parts: Any) -> str:
         return self.prefix + ":".join(str(p) for p in parts)
@@ -448,7 +471,7 @@ class RedisMailbox(Mailbox):
             desk = self._desks[loop] = _ReplyDesk(self)
         return desk
 
-    async def _send(self, *commands: tuple[Any, ...]) -> list[Any]:
+    async def _send(self, *commands: tuple[Any, ...], waits: bool = False) -> list[Any]:
         """``commands`` pipelined on one pooled connection: one write, then their replies.
 
         redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
@@ -456,8 +479,9 @@ class RedisMailbox(Mailbox):
         commands (a script would add its own call to every count). A connection that fails
         or is interrupted mid-reply (a cancelled wait) is dropped, so no reply is left behind
         on it; a lost connection is tried again twice, shortly (as redis-py retries its own
-        commands), then it is a ``redis`` ``ConnectionError``."""
-        pool = self.redis.connection_pool
+        commands), then it is a ``redis`` ``ConnectionError``. ``waits``: a command among them
+        blocks until something arrives (``_waiting``)."""
+        pool = self._waiting() if waits else self.redis.connection_pool
         failure: BaseException | None = None
         for attempt in range(SEND_ATTEMPTS):
             if attempt:
@@ -495,7 +519,7 @@ class RedisMailbox(Mailbox):
         return commands
 
     async def _pop(self, key: str, timeout: float) -> Any:
-        (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)))
+        (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)), waits=True)
         return json.loads(got[1]) if got else None
 
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
@@ -515,8 +539,8 @@ class RedisMailbox(Mailbox):
         # Pipelined on one connection: Redis answers the GET once the BLPOP has popped (or
         # timed out), so the holder is read right after the pop, in the same round trip.
         got, holder = await self._send(("BLPOP", self._k("inbox", bot_id), max(timeout, 0.01)),
-                                       ("GET", self._k("holder", bot_id)))
-        return (json.loads(got[1]), holder == connection) if got else (None, False)
+                                       ("GET", self._k("holder", bot_id)), waits=True)
+        return (json.loads(got[1]), holder in (connection, None)) if got else (None, False)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         inbox = self._k("inbox", bot_id)
@@ -655,9 +679,10 @@ class RedisMailbox(Mailbox):
         for desk in self._desks.values():
             desk.close()
         self._desks.clear()
-        for client in self._clients.values():
+        for client in [*self._clients.values(), *self._waits.values()]:
             try:
                 await client.aclose()
             except RuntimeError:  # its loop is already closed
                 pass
         self._clients.clear()
+        self._waits.clear()
