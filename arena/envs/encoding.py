@@ -99,7 +99,13 @@ class Encoding:
     def mask(self, legal: Iterable[str]) -> np.ndarray:
         """The 0/1 (int8) action mask of the legal action ids."""
         out = np.zeros(len(self.actions), np.int8)
+        out[self.ids(legal)] = 1
+        return out
+
+    def ids(self, legal: Iterable[str]) -> list[int]:
+        """The ids of the legal action ids, ascending: the ones of ``mask``."""
         index = self.index
+        found: list[int] = []
         slot = self.listed
         for action in legal:  # sorted, as legal_actions gives them: the overflow slots' order
             i = index.get(action)
@@ -110,8 +116,9 @@ class Encoding:
                     continue  # more than the slots hold: the first ones stay reachable
                 i = slot
                 slot += 1
-            out[i] = 1
-        return out
+            found.append(i)
+        found.sort()
+        return found
 
     def action(self, i: int, legal: Sequence[str]) -> str:
         """The action string of id ``i`` for a decision with these (sorted) legal actions."""

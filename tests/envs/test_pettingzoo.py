@@ -221,7 +221,7 @@ def test_the_games_page_shows_the_encoding(name: str) -> None:
 def test_the_core_arena_does_not_import_the_learning_libraries() -> None:
     script = ("import sys\nfrom arena import games\nfor n in games.names(): games.get(n)\n"
               "import arena.cli, arena.referee.match\n"
-              "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))")
+              "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo', 'pyspiel', 'shimmy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
