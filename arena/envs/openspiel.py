@@ -120,20 +120,49 @@ def _table(name: str, num_players: int, options: str, deals: int) -> Table:
     return Table(name, num_players, json.loads(options), deals)
 
 
-class Match:
-    """The engine's state inside an OpenSpiel state (None before the deal). OpenSpiel copies a
-    Python state's attributes with ``copy.deepcopy`` and serializes them with ``pickle``: a
-    match copies itself with ``State.clone`` and pickles as its ``to_json``, restored by
-    ``state_from_json`` (which checks it against the game's schema)."""
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
-    __slots__ = ("table", "state")
+
+class Match:
+    """The engine's state inside an OpenSpiel state (None before the deal), with the player to
+    act and its legal ids kept: OpenSpiel asks for the player several times a decision. It
+    copies a Python state's attributes with ``copy.deepcopy`` and serializes them with
+    ``pickle``: a match copies itself with ``State.clone`` and pickles as its ``to_json``,
+    restored by ``state_from_json`` (which checks it against the game's schema)."""
+
+    __slots__ = ("table", "state", "player", "_ids")
 
     def __init__(self, table: Table, state: State | None) -> None:
         self.table = table
         self.state = state
+        self.settle()
+
+    def settle(self) -> None:
+        """Take note of the player to act, after the deal or a decision."""
+        state = self.state
+        if state is None:
+            self.player = CHANCE
+        else:
+            to_act = state.to_act()
+            self.player = to_act[0] if to_act else TERMINAL
+        self._ids: list[int] | None = None
+
+    def ids(self) -> list[int]:
+        """The legal action ids of the player to act, ascending."""
+        if self._ids is None:
+            state = self.state
+            self._ids = [] if state is None or self.player < 0 else \
+                self.table.encoding.ids(state.legal_actions(self.player))
+        return self._ids
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Match:
-        return Match(self.table, None if self.state is None else self.state.clone())
+        twin = Match.__new__(Match)
+        twin.table = self.table
+        twin.state = None if self.state is None else self.state.clone()
+        twin.player = self.player
+        twin._ids = self._ids  # never changed in place: a new list after each decision
+        return twin
 
     def __reduce__(self) -> tuple[Callable[..., Match], tuple[Any, ...]]:
         saved = None if self.state is None else dumps(self.state.to_json())
@@ -215,17 +244,45 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return state
 
     def current_player(self) -> int:
-        state = self.match.state
-        if state is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        to_act = state.to_act()
-        return to_act[0] if to_act else int(pyspiel.PlayerId.TERMINAL)
+        return self.match.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        state = self.match.state
-        if state is None:
+        match = self.match
+        return match.ids() if player == match.player else []
+
+    # What Python asks for at every decision, answered here without the round trip through
+    # OpenSpiel's C++ side (which makes a new state to size each tensor); C++ callers get the
+    # same through ``_legal_actions`` and the observer.
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal action ids of ``player`` (the player to act unless given), ascending; the
+        deals at the chance node; none for another player or at the end."""
+        match = self.match
+        if match.player == TERMINAL:
             return []
-        return self.match.table.encoding.ids(state.legal_actions(player))
+        if match.player == CHANCE:
+            return list(range(match.table.deals))
+        if player is None or player == match.player:
+            return list(match.ids())
+        if player < 0:
+            raise pyspiel.SpielError(f"legal actions of the pseudo-player {player}")
+        return []
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s tensor (the player to act unless given): the encoding's."""
+        return self._tensor(self.current_player() if player is None else player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s tensor (the player to act unless given): its observation's."""
+        return self._tensor(self.current_player() if player is None else player)
+
+    def _tensor(self, player: int) -> list[float]:
+        match = self.match
+        if not 0 <= player < match.table.num_players:
+            raise pyspiel.SpielError(f"player {player}: expected 0 to {match.table.num_players - 1}")
+        if match.state is None:
+            return [0.0] * match.table.encoding.size
+        tensor: list[float] = match.table.encoding.encode(match.state.observation(player)).tolist()
+        return tensor
 
     def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
         return self.match.table.outcomes if self.match.state is None else ()
@@ -237,10 +294,11 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             if not 0 <= action < table.deals:
                 raise pyspiel.SpielError(f"deal {action}: expected 0 to {table.deals - 1}")
             match.state = table.rules.new_state(table.num_players, action, table.options)
-            return
-        state = match.state
-        seat = state.to_act()[0]
-        state.apply(seat, table.encoding.action(action, state.legal_actions(seat)))
+        else:
+            state = match.state
+            seat = match.player
+            state.apply(seat, table.encoding.action(action, state.legal_actions(seat)))
+        match.settle()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -250,8 +308,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return self.match.table.encoding.action(action, legal)
 
     def is_terminal(self) -> bool:
-        state = self.match.state
-        return state is not None and state.is_terminal()
+        return self.match.player == TERMINAL
 
     def returns(self) -> list[float]:
         state = self.match.state

@@ -46,6 +46,7 @@ def test_a_trajectory_is_the_same_through_openspiel_pettingzoo_and_the_engine(na
     state = games.get(name).new_state(n, 11)
     spiel = _load(name, n).new_initial_state()
     assert spiel.is_chance_node() and spiel.chance_outcomes()[11] == (11, 1 / DEALS)
+    assert spiel.legal_actions() == pyspiel.State.legal_actions(spiel) == list(range(DEALS))
     spiel.apply_action(11)  # the deal: the engine's match of seed 11
     e.reset(seed=11)
     ids = []
@@ -60,6 +61,11 @@ def test_a_trajectory_is_the_same_through_openspiel_pettingzoo_and_the_engine(na
         for other in range(n):
             if other != seat:
                 assert spiel.legal_actions(other) == []
+            # Python's answers equal OpenSpiel's C++ side's (the observer, _legal_actions).
+            assert spiel.information_state_tensor(other) == pyspiel.State.information_state_tensor(spiel, other)
+            assert spiel.observation_tensor(other) == pyspiel.State.observation_tensor(spiel, other)
+            assert spiel.legal_actions(other) == pyspiel.State.legal_actions(spiel, other)
+        assert spiel.legal_actions() == pyspiel.State.legal_actions(spiel)
         legal = state.legal_actions(seat)
         action_id = enc.id_of(action, legal)
         assert spiel.action_to_string(seat, action_id) == action
@@ -71,6 +77,7 @@ def test_a_trajectory_is_the_same_through_openspiel_pettingzoo_and_the_engine(na
     assert snapshot(state) == snapshot(raw.match) == snapshot(spiel.engine)
     assert spiel.returns() == [raw._cumulative_rewards[agent] for agent in raw.possible_agents]
     assert spiel.history() == [11, *ids]
+    assert spiel.legal_actions() == pyspiel.State.legal_actions(spiel) == []
 
 
 # Shimmy's wrapper at every game's smallest table, and at the largest of a few.
