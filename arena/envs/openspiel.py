@@ -41,6 +41,7 @@ options (its rulebook default unless given) and ``deals``, the number of chance 
 from __future__ import annotations
 
 import functools
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -57,7 +58,7 @@ from .pettingzoo import reward
 
 PREFIX = "arena_"
 DEALS = 4096  # chance outcomes by default: the seeds 0 .. DEALS - 1
-MOST_DEALS = 2**20  # a bound on ``deals``: the chance node lists every outcome
+MOST_DEALS = 2**16  # a bound on ``deals``: the chance node lists every outcome, kept per game
 
 _OPENSPIEL_TYPES = (bool, int, float, str)
 
@@ -113,10 +114,8 @@ class Table:
         return _table, (self.name, self.num_players, dumps(self.options), self.deals)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _table(name: str, num_players: int, options: str, deals: int) -> Table:
-    import json
-
     return Table(name, num_players, json.loads(options), deals)
 
 
@@ -170,8 +169,6 @@ class Match:
 
 
 def _match(table: Table, saved: str | None) -> Match:
-    import json
-
     return Match(table, None if saved is None else table.rules.state_from_json(json.loads(saved)))
 
 

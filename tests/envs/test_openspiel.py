@@ -20,7 +20,7 @@ shimmy = pytest.importorskip("shimmy", reason="Shimmy is not installed (the rl e
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena.envs.openspiel import DEALS, ArenaState, register, short_name  # noqa: E402
+from arena.envs.openspiel import DEALS, MOST_DEALS, ArenaState, register, short_name  # noqa: E402
 from arena.envs.pettingzoo import env  # noqa: E402
 from arena.games import IllegalAction  # noqa: E402
 from arena.games.testing import snapshot  # noqa: E402
@@ -203,8 +203,9 @@ def test_bad_parameters_get_clear_errors() -> None:
         _load("durak", 9)
     with pytest.raises(games.BadOptions, match="pack"):
         _load("durak", 2, pack=40)
-    with pytest.raises(games.BadOptions, match="deals"):
-        _load("durak", 2, deals=0)
+    for deals in (0, MOST_DEALS + 1):
+        with pytest.raises(games.BadOptions, match="deals"):
+            _load("durak", 2, deals=deals)
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         _load("durak", 2, colour=1)
     state = _load("crazy_eights", 2).new_initial_state()
@@ -229,3 +230,14 @@ def test_every_game_is_registered_once_with_its_parameters() -> None:
         assert {k: params[k] for k in rules.options} == rules.resolve_options({})
         again = pyspiel.load_game(str(game))  # the game's string loads the same game
         assert again.get_parameters() == params
+
+
+def test_deals_sets_the_chance_outcomes() -> None:
+    game = _load("yaniv", 2, deals=5)
+    state = game.new_initial_state()
+    assert game.max_chance_outcomes() == 5
+    assert state.chance_outcomes() == ((0, 0.2), (1, 0.2), (2, 0.2), (3, 0.2), (4, 0.2))
+    assert pyspiel.State.chance_outcomes(state) == [(k, 0.2) for k in range(5)]  # as C++ sees them
+    assert [state.action_to_string(pyspiel.PlayerId.CHANCE, k) for k in range(5)] == [f"deal {k}" for k in range(5)]
+    state.apply_action(4)
+    assert snapshot(state.engine) == snapshot(games.get("yaniv").new_state(2, 4))
