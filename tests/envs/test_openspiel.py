@@ -25,7 +25,7 @@ from arena.envs.pettingzoo import env  # noqa: E402
 from arena.games import IllegalAction  # noqa: E402
 from arena.games.testing import snapshot  # noqa: E402
 
-from .test_pettingzoo import TABLES, _play  # noqa: E402
+from .helpers import TABLES, play  # noqa: E402
 
 
 def _load(name: str, n: int, **params: Any) -> Any:
@@ -40,7 +40,7 @@ def test_openspiel_random_sim_test_passes_with_serialization(name: str, n: int) 
 @pytest.mark.parametrize(("name", "n"), TABLES)
 def test_a_trajectory_is_the_same_through_openspiel_pettingzoo_and_the_engine(name: str, n: int) -> None:
     e = env(name, n)
-    played = _play(e, 11, random.Random(5))
+    played = play(e, 11, random.Random(5))
     raw = e.unwrapped
     enc = raw.encoding
     state = games.get(name).new_state(n, 11)
