@@ -35,7 +35,7 @@ from arena import games
 from arena.errors import BadInput
 
 Obs = dict[str, Any]
-Fill = Callable[[Obs, np.ndarray], None]
+Fill = Callable[[Obs, np.ndarray, int], None]
 
 
 class NoEncoding(BadInput):
@@ -48,8 +48,10 @@ class UnknownAction(BadInput):
 
 @dataclass(frozen=True)
 class Block:
-    """One block of the tensor: ``size`` entries between ``low`` and ``high``; ``fill``
-    writes them from an observation into the block's (zeroed) slice."""
+    """One block of the tensor: ``size`` entries between ``low`` and ``high``; ``fill(obs,
+    out, at)`` writes them from an observation into the (zeroed) tensor ``out`` from ``at`` on
+    (the whole tensor and an offset, not a slice of it: a slice per block costs more than most
+    blocks' own writing)."""
 
     name: str
     size: int
@@ -87,19 +89,25 @@ class Encoding:
         none = [np.zeros(0, np.float32)]
         self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks] or none)
         self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks] or none)
-        self._slices = [(b.fill, start, start + b.size) for b, start in zip(self.blocks, self.offsets, strict=True)]
+        self._fills = [(b.fill, start) for b, start in zip(self.blocks, self.offsets, strict=True)]
 
     def encode(self, obs: Obs) -> np.ndarray:
         """The observation tensor (float32, ``size`` entries) of one seat's observation."""
         out = np.zeros(self.size, np.float32)
-        for fill, start, stop in self._slices:
-            fill(obs, out[start:stop])
+        for fill, at in self._fills:
+            fill(obs, out, at)
         return out
 
     def mask(self, legal: Iterable[str]) -> np.ndarray:
         """The 0/1 (int8) action mask of the legal action ids."""
         out = np.zeros(len(self.actions), np.int8)
+        out[self.ids(legal)] = 1
+        return out
+
+    def ids(self, legal: Iterable[str]) -> list[int]:
+        """The ids of the legal action ids, ascending: the ones of ``mask``."""
         index = self.index
+        found: list[int] = []
         slot = self.listed
         for action in legal:  # sorted, as legal_actions gives them: the overflow slots' order
             i = index.get(action)
@@ -110,8 +118,9 @@ class Encoding:
                     continue  # more than the slots hold: the first ones stay reachable
                 i = slot
                 slot += 1
-            out[i] = 1
-        return out
+            found.append(i)
+        found.sort()
+        return found
 
     def action(self, i: int, legal: Sequence[str]) -> str:
         """The action string of id ``i`` for a decision with these (sorted) legal actions."""
@@ -173,21 +182,25 @@ def cards(name: str, deck: Sequence[str], get: Callable[[Obs], Iterable[str] | N
     where = positions(deck)
     copies = high if high is not None else max(deck.count(card) for card in where)
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         for card in get(obs) or ():
-            out[where[card]] += 1
+            out[at + where[card]] += 1
 
-    return Block(name, len(where), 0, copies, fill, help)
+    def fill_set(obs: Obs, out: np.ndarray, at: int) -> None:  # at most one: setting is cheaper than adding
+        for card in get(obs) or ():
+            out[at + where[card]] = 1
+
+    return Block(name, len(where), 0, copies, fill_set if copies == 1 else fill, help)
 
 
 def card(name: str, deck: Sequence[str], get: Callable[[Obs], str | None], help: str) -> Block:
     """One-hot of one card of ``deck`` (all zero when ``get`` reads none)."""
     where = positions(deck)
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         got = get(obs)
         if got is not None:
-            out[where[got]] = 1
+            out[at + where[got]] = 1
 
     return Block(name, len(where), 0, 1, fill, help)
 
@@ -195,8 +208,8 @@ def card(name: str, deck: Sequence[str], get: Callable[[Obs], str | None], help:
 def number(name: str, get: Callable[[Obs], float], help: str, high: float, low: float = 0) -> Block:
     """One number as it is (clipped to ``[low, high]`` so the tensor stays in its space)."""
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
-        out[0] = min(max(get(obs), low), high)
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
+        out[at] = min(max(get(obs), low), high)
 
     return Block(name, 1, low, high, fill, help)
 
@@ -204,9 +217,9 @@ def number(name: str, get: Callable[[Obs], float], help: str, high: float, low: 
 def flag(name: str, get: Callable[[Obs], Any], help: str) -> Block:
     """1 when ``get`` reads something true, else 0."""
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         if get(obs):
-            out[0] = 1
+            out[at] = 1
 
     return Block(name, 1, 0, 1, fill, help)
 
@@ -215,10 +228,10 @@ def choice(name: str, values: Sequence[Any], get: Callable[[Obs], Any], help: st
     """One-hot of a value among ``values`` (all zero for a value not among them, e.g. None)."""
     where = {value: i for i, value in enumerate(values)}
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         i = where.get(get(obs))
         if i is not None:
-            out[i] = 1
+            out[at + i] = 1
 
     return Block(name, len(values), 0, 1, fill, help)
 
@@ -227,11 +240,12 @@ def per_seat(name: str, num_players: int, get: Callable[[Obs], Sequence[float]],
              high: float, low: float = 0) -> Block:
     """One number per seat, the observer's first (clipped to ``[low, high]``)."""
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         values = get(obs)
         me = obs["seat"]
         for seat in range(num_players):
-            out[(seat - me) % num_players] = min(max(values[seat], low), high)
+            value = values[seat]
+            out[at + (seat - me) % num_players] = low if value < low else high if value > high else value
 
     return Block(name, num_players, low, high, fill, help)
 
@@ -239,10 +253,10 @@ def per_seat(name: str, num_players: int, get: Callable[[Obs], Sequence[float]],
 def seat(name: str, num_players: int, get: Callable[[Obs], int | None], help: str) -> Block:
     """One-hot of a seat, relative to the observer (all zero for None or -1)."""
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         got = get(obs)
         if got is not None and got >= 0:
-            out[(got - obs["seat"]) % num_players] = 1
+            out[at + (got - obs["seat"]) % num_players] = 1
 
     return Block(name, num_players, 0, 1, fill, help)
 
@@ -254,12 +268,12 @@ def seats_choice(name: str, num_players: int, values: Sequence[Any],
     where = {value: i for i, value in enumerate(values)}
     width = len(values)
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         me = obs["seat"]
         for s, value in enumerate(get(obs)):
             i = where.get(value)
             if i is not None:
-                out[((s - me) % num_players) * width + i] = 1
+                out[at + ((s - me) % num_players) * width + i] = 1
 
     return Block(name, num_players * width, 0, 1, fill, help)
 
@@ -284,14 +298,21 @@ def seats_cards(name: str, num_players: int, deck: Sequence[str],
     width = len(where)
     copies = max(deck.count(card) for card in where)
 
-    def fill(obs: Obs, out: np.ndarray) -> None:
+    def fill(obs: Obs, out: np.ndarray, at: int) -> None:
         me = obs["seat"]
         for s, held in enumerate(get(obs)):
-            base = ((s - me) % num_players) * width
+            base = at + ((s - me) % num_players) * width
             for c in held:
                 out[base + where[c]] += 1
 
-    return Block(name, num_players * width, 0, copies, fill, help)
+    def fill_set(obs: Obs, out: np.ndarray, at: int) -> None:  # at most one: setting is cheaper than adding
+        me = obs["seat"]
+        for s, held in enumerate(get(obs)):
+            base = at + ((s - me) % num_players) * width
+            for c in held:
+                out[base + where[c]] = 1
+
+    return Block(name, num_players * width, 0, copies, fill_set if copies == 1 else fill, help)
 
 
 # ----- the docs -----------------------------------------------------------------------------

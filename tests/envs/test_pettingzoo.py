@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -20,38 +19,9 @@ from arena.envs.pettingzoo import env, raw_env, reward
 from arena.games import IllegalAction, Outcome
 from arena.games.testing import cases, checkpoints, random_playout, snapshot
 
+from .helpers import ENCODED, TABLES, play
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
-
-# Every registered game has an encoding for learning: no exclusion list.
-ENCODED = games.names()
-
-
-def _tables(name: str) -> list[Any]:
-    """The smallest and largest tables of the default options."""
-    counts = games.get(name).player_counts(games.get(name).resolve_options({}))
-    return [pytest.param(name, n, id=f"{name}-{n}p") for n in (counts.start, counts.stop - 1)]
-
-
-TABLES = [param for name in ENCODED for param in _tables(name)]
-
-
-def _play(e: Any, seed: int, rng: random.Random) -> list[tuple[int, str]]:
-    """A random masked match through the environment: the (seat, action id) decisions."""
-    e.reset(seed=seed)
-    enc = e.unwrapped.encoding
-    played = []
-    for agent in e.agent_iter():
-        obs, _, terminated, truncated, _ = e.last()
-        if terminated or truncated:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        choice = int(legal[rng.randrange(len(legal))])
-        seat = e.unwrapped.seats[agent]
-        played.append((seat, enc.action(choice, e.unwrapped.match.legal_actions(seat))))
-        e.step(choice)
-    return played
-
 
 @pytest.mark.parametrize(("name", "n"), TABLES)
 def test_pettingzoo_api_test_passes(name: str, n: int) -> None:
@@ -66,7 +36,7 @@ def test_pettingzoo_seed_test_passes(name: str, n: int) -> None:
 @pytest.mark.parametrize(("name", "n"), TABLES)
 def test_a_trajectory_is_the_engines_for_the_same_seed_and_actions(name: str, n: int) -> None:
     e = env(name, n)
-    played = _play(e, 11, random.Random(5))
+    played = play(e, 11, random.Random(5))
     assert played, "the match had no decision"
     raw = e.unwrapped
     # The same actions on the engine's own match of that seed, observed at every step.
@@ -221,7 +191,7 @@ def test_the_games_page_shows_the_encoding(name: str) -> None:
 def test_the_core_arena_does_not_import_the_learning_libraries() -> None:
     script = ("import sys\nfrom arena import games\nfor n in games.names(): games.get(n)\n"
               "import arena.cli, arena.referee.match\n"
-              "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))")
+              "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo', 'pyspiel', 'shimmy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -1,13 +1,16 @@
-"""docs/research.md's example, as a reader runs it: learn a Crazy 8s policy through the
-environment, then play it as an SDK bot with ``arena play``."""
+"""docs/research.md's examples, as a reader runs them: learn a Crazy 8s policy through the
+environment, then play it as an SDK bot with ``arena play``; OpenSpiel's ISMCTS on Durak."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "research.md"
 ARENA = Path(sys.executable).with_name("arena")
@@ -21,9 +24,9 @@ def _blocks() -> dict[str, str]:
 
 def test_the_example_learns_and_its_bot_plays_on_the_arena(tmp_path: Path) -> None:
     blocks = _blocks()
-    assert set(blocks) == {"learn_crazy_eights.py", "value_bot.py"}
-    for name, code in blocks.items():
-        (tmp_path / name).write_text(code)
+    assert set(blocks) == {"learn_crazy_eights.py", "value_bot.py", "ismcts_durak.py"}
+    for name in ("learn_crazy_eights.py", "value_bot.py"):
+        (tmp_path / name).write_text(blocks[name])
     learnt = subprocess.run([sys.executable, "learn_crazy_eights.py"], cwd=tmp_path, capture_output=True,
                             text=True, check=True, timeout=300)
     random_play, policy = map(float, re.findall(r"([+-]\d\.\d\d)", learnt.stdout))
@@ -35,3 +38,14 @@ def test_the_example_learns_and_its_bot_plays_on_the_arena(tmp_path: Path) -> No
     seats = json.loads(played.stdout)["seats"]
     assert [s["bot"] for s in seats] == ["ValueBot (--bot)", "random"]
     assert sorted(s["rank"] for s in seats) in ([1, 2], [1, 1])  # the match was played to its end
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyspiel") is None,
+                    reason="OpenSpiel is not installed (the rl extra installs it on Linux x86_64)")
+def test_the_ismcts_example_prints_what_the_page_says(tmp_path: Path) -> None:
+    (tmp_path / "ismcts_durak.py").write_text(_blocks()["ismcts_durak.py"])
+    ran = subprocess.run([sys.executable, "ismcts_durak.py"], cwd=tmp_path, capture_output=True, text=True,
+                         check=True, timeout=300)
+    printed = ran.stdout.strip()
+    assert printed.startswith("ISMCTS won ")
+    assert f"It prints `{printed}`" in PAGE.read_text()
