@@ -1,4 +1,4 @@
-"""Playing paired duplicate groups for ``arena test``: the rows of each batch written into one
+"""Paired duplicate groups for ``arena test``: the rows of each batch written into one
 unrated tournament of the test's own, played by the arena's own machinery (every core
 embedded, the Celery workers with Redis: ``workers.follow``), and read back from the store as
 scored groups (``arena.stats.groups``).
@@ -41,13 +41,20 @@ class Lineup:
     players: int
 
 
-def lineup(base: str, candidate: str, field: Sequence[str], players: int, game_names: Sequence[str]) -> Lineup:
-    """The bots of a test, each its own identity: a bot named twice (``random`` against
+def lineup(base: str, candidate: str, field: Sequence[str], players: int, game_names: Sequence[str],
+           external: Sequence[str] = ()) -> Lineup:
+    """The bots of a test, each its own identity: a house bot named twice (``random`` against
     ``random``) gets a second copy (``random-2``), so that each seat's results are its own.
-    Every bot must be a house bot of every game."""
+    Every bot must be a house bot of every game, or one of ``external`` (registered bots, by
+    their stored names, which the server has checked the caller may test)."""
     taken: set[str] = set()
 
     def own(name: str) -> str:
+        if name in external:
+            if name in taken:
+                raise BadInput(f"{name} cannot be tested against itself: name two versions")
+            taken.add(name)
+            return name
         stored = house_names.house_name(name)
         if stored is None:
             raise BadInput(f"{name!r} is not a house bot: arena test plays house bots "
@@ -93,15 +100,22 @@ class TestRun:
     key: bytes
 
 
+# The kind of a test's tournament (``Tournament.kind``).
+KIND = "test"
+
+
 def open_test(connection: Connection, lineup: Lineup, game_names: Sequence[str], seed: int, spec: dict) -> TestRun:
-    """The unrated tournament that holds a test's matches (``spec`` records the test)."""
+    """The unrated tournament that holds a test's matches (``spec`` records the test, with
+    the ids of its two bots and its state, ``running`` until ``end_test``)."""
     ids = {name: house_names.resolve(connection, name) for name in (lineup.base, lineup.candidate, *lineup.field)}
     key = new_deal_key()
     tournament_id = connection.execute(
         tournament_t.insert().values(
             name=f"test {lineup.candidate} against {lineup.base} in {', '.join(game_names)}",
-            status=TournamentStatus.RUNNING, rated=False, seed=seed, deal_key=key.hex(),
-            spec={"test": spec}, created_at=utcnow(),
+            kind=KIND, status=TournamentStatus.RUNNING, rated=False, seed=seed, deal_key=key.hex(),
+            spec={"test": {**spec, "base_id": ids[lineup.base], "candidate_id": ids[lineup.candidate],
+                           "state": RUNNING}},
+            created_at=utcnow(),
         ).returning(tournament_t.c.id)
     ).scalar_one()
     return TestRun(tournament_id, ids[lineup.base], ids[lineup.candidate],
@@ -126,6 +140,45 @@ def write_batch(connection: Connection, run: TestRun, lineup: Lineup, game_names
     connection.execute(tournament_t.update().where(tournament_t.c.id == run.tournament_id)
                        .values(status=TournamentStatus.RUNNING, finished_at=None))
     return len(rows)
+
+
+# A test's states (``spec["test"]["state"]``): playing batches, or over with its report.
+RUNNING, DONE, STOPPED = "running", "done", "stopped"
+
+
+def running_tests(connection: Connection, bot_ids: Sequence[int]) -> list[int]:
+    """The tests still playing in which any of ``bot_ids`` is A or B, by tournament id."""
+    wanted = set(bot_ids)
+    rows = connection.execute(sa.select(tournament_t.c.id, tournament_t.c.spec).where(tournament_t.c.kind == KIND)
+                              .order_by(tournament_t.c.id.desc()).limit(RECENT_TESTS)).all()
+    out = []
+    for row in rows:
+        test = (row.spec or {}).get("test", {})
+        if test.get("state") == RUNNING and {test.get("base_id"), test.get("candidate_id")} & wanted:
+            out.append(int(row.id))
+    return out
+
+
+# Tests looked at by ``running_tests``, newest first: tests start at a bounded rate, so a test
+# still running is among the recent ones.
+RECENT_TESTS = 1000
+
+
+def test_state(connection: Connection, tournament_id: int) -> dict | None:
+    """The test's record (its spec, ``progress`` and, once over, ``report``), or None when
+    ``tournament_id`` is no test."""
+    row = connection.execute(sa.select(tournament_t.c.kind, tournament_t.c.spec)
+                             .where(tournament_t.c.id == tournament_id)).first()
+    if row is None or row.kind != KIND:
+        return None
+    return dict(row.spec.get("test", {}))
+
+
+def record_progress(connection: Connection, tournament_id: int, **fields: object) -> None:
+    """Merge ``fields`` into the test's record (``state``, ``progress``, ``report``)."""
+    spec = connection.execute(sa.select(tournament_t.c.spec).where(tournament_t.c.id == tournament_id)).scalar_one()
+    spec = {**spec, "test": {**spec.get("test", {}), **fields}}
+    connection.execute(tournament_t.update().where(tournament_t.c.id == tournament_id).values(spec=spec))
 
 
 @dataclass
