@@ -13,6 +13,7 @@ import math
 import secrets
 import sys
 import time
+from pathlib import Path
 
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
@@ -48,7 +49,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--players", default="2", metavar="N", help="table size (default %(default)s)")
     parser.add_argument("--field", default="heuristic,random",
                         help="house bots in the other seats at a table of more than two (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random)")
+    parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random; "
+                        "on a server, the admin's alone)")
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="play the test on the running server there, where registered bots are connected: "
+                             "A and B are then versions of your bot (name, or name@N for its version N) or "
+                             "house bots; two players")
+    parser.add_argument("--token", default=None, help="with --address: your bot's token (default ARENA_BOT_TOKEN), "
+                        "or the admin token to test any bots")
+    parser.add_argument("--ca", type=Path, metavar="FILE",
+                        help="with --address: TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
+    parser.add_argument("--tls", action="store_true", default=None,
+                        help="with --address: TLS, trusting the system's roots (default ARENA_TLS=1)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -61,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"--elo0/--elo1: {error}") from None
     cap = bounded(args.max_groups, "--max-groups", *MAX_GROUPS)
     players = bounded(args.players, "--players", *PLAYERS)
+    if args.address:
+        if players != 2:
+            raise BadInput("--players: a test on a server is two players")
+        return finish(args, run_remote(args, game_names, hypotheses, cap))
+    if args.token or args.tls or args.ca:
+        raise BadInput("--token, --tls and --ca are for a server: give its --address HOST:PORT too")
     for name in game_names:
         game = games.get(name)
         if players not in game.player_counts(game.resolve_options(None)):
@@ -86,12 +104,26 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     with db.transaction() as connection:
         paired.record_progress(connection, test.tournament_id, state=paired.DONE)
-    report = playing.summary(plan, played, llr, time.monotonic() - started)
+    return finish(args, playing.summary(plan, played, llr, time.monotonic() - started))
+
+
+def run_remote(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int) -> dict:
+    from .test_remote import run_on_server
+
+    bar = LlrBar(hypotheses)
+    try:
+        return run_on_server(args, game_names, hypotheses, cap, bar)
+    finally:
+        bar.close()
+
+
+def finish(args: argparse.Namespace, report: dict) -> int:
+    """Print the report; exit code 1 for a test stopped before its end."""
     if args.json:
         print_json(report)
     else:
         print_report(report, human_stream(args))
-    return 0
+    return 1 if report["verdict"] == "stopped" else 0
 
 
 class LlrBar:
@@ -134,14 +166,16 @@ def print_report(report: dict, out) -> None:
     llr = f"LLR {report['llr']:+.2f}, bounds {report['lower']:+.2f} and {report['upper']:+.2f}"
     verdict = {"H1": f"H1 accepted: {candidate} is better than {base}",
                "H0": f"H0 accepted: {candidate} is not better than {base} by {report['elo1']:g} normalized Elo",
-               "undecided": f"undecided at the cap of {report['groups']} groups"}[report["verdict"]]
+               "undecided": f"undecided at the cap of {report['groups']} groups",
+               "stopped": f"stopped before its end: {report.get('stopped')}"}[report["verdict"]]
     print(f"verdict: {verdict} ({llr})", file=out)
     if report["groups"]:
         print(f"Elo difference: {signed(report['elo'])} [{signed(report['elo_low'])}, {signed(report['elo_high'])}] "
               f"(95 %); normalized Elo {signed(report['nelo'])} "
               f"[{signed(report['nelo_low'])}, {signed(report['nelo_high'])}]", file=out)
+    where = f" on {report['address']}" if "address" in report else ""
     print(f"groups: {report['groups']} ({report['matches']} matches, {report['dropped']} dropped) in "
-          f"{report['seconds']:g} s; tournament {report['tournament']}", file=out)
+          f"{report['seconds']:g} s; tournament {report['tournament']}{where}", file=out)
     for name, game in report["per_game"].items():
         gain = game["pairing_gain"]
         saving = "not measured yet" if gain is None or not math.isfinite(gain) else f"{gain:.2f}x"

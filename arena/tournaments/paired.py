@@ -57,8 +57,8 @@ def lineup(base: str, candidate: str, field: Sequence[str], players: int, game_n
             return name
         stored = house_names.house_name(name)
         if stored is None:
-            raise BadInput(f"{name!r} is not a house bot: arena test plays house bots "
-                           f"({', '.join(sorted(house_names.strategies()))})")
+            raise BadInput(f"{name!r} is not a house bot ({', '.join(sorted(house_names.strategies()))}): "
+                           "a registered bot is tested on the server where it is connected (--address HOST:PORT)")
         strategy = stored.split("-", 1)[0]
         for game in game_names:
             if strategy not in house.bot_names(game):
