@@ -7,23 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
-from arena.errors import ArenaError, BadInput
+from arena.errors import ArenaError
 from arena.stats import sprt
 
 from .tournament_remote import CALL_SECONDS, FOLLOW_SECONDS, calls
-
-
-def token(args: argparse.Namespace) -> str:
-    """The bot's token (``--token``, ``ARENA_BOT_TOKEN``), or else the admin token."""
-    from arena.settings import load
-
-    found = args.token or os.environ.get("ARENA_BOT_TOKEN") or load().admin_token
-    if not found:
-        raise BadInput("a test on a server needs a bot's token (--token or ARENA_BOT_TOKEN) or the admin token")
-    return str(found)
 
 
 def run_on_server(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int,
@@ -34,13 +23,13 @@ def run_on_server(args: argparse.Namespace, game_names: list[str], hypotheses: s
 
     from arena.server.challenge import client_channel
 
-    from .serve_cmd import quiet_grpc_core
+    from .serve_cmd import bot_or_admin_token, quiet_grpc_core
 
     quiet_grpc_core()
     wanted = arena_pb2.StartTestRequest(base=args.base, candidate=args.candidate, games=game_names,
                                         elo0=hypotheses.elo0, elo1=hypotheses.elo1, max_groups=cap,
                                         seed=args.seed or 0)
-    metadata = (("authorization", f"Bearer {token(args)}"),)
+    metadata = (("authorization", f"Bearer {bot_or_admin_token(args, 'a test on a server')}"),)
     address = args.address
     last = None
     with client_channel(address, args.ca, args.tls) as channel:
