@@ -40,6 +40,8 @@ def run_on_server(args: argparse.Namespace, game_names: list[str], hypotheses: s
             for last in stub.FollowTest(ref, metadata=metadata, timeout=FOLLOW_SECONDS):
                 if last.groups:
                     bar(last.llr, last.groups)
+    if last is not None and not last.report_json and last.state == "stopped":
+        raise ArenaError(f"{address}: test {ref.test_id}: its server stopped playing it after {last.groups} groups")
     if last is None or not last.report_json:
         raise ArenaError(f"{address}: test {ref.test_id}: the server ended the stream before the test's end")
     return dict(json.loads(last.report_json), address=address)

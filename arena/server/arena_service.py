@@ -363,14 +363,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                     await context.abort(grpc.StatusCode.NOT_FOUND, f"no test {request.test_id!r}")
                 progress = state.get("progress") or {}
                 hypotheses = sprt.Hypotheses(state["elo0"], state["elo1"])
+                shown = paired.STOPPED if paired.stale(state) else state["state"]  # its server stopped
                 message = arena_pb2.TestProgress(
-                    test_id=str(test_id), state=state["state"], groups=progress.get("groups", 0),
+                    test_id=str(test_id), state=shown, groups=progress.get("groups", 0),
                     llr=progress.get("llr", 0.0), lower=hypotheses.lower, upper=hypotheses.upper,
                     report_json=json.dumps(state["report"]) if "report" in state else "")
                 if message != last:
                     yield message
                     last = message
-                if state["state"] != paired.RUNNING:
+                if shown != paired.RUNNING:
                     return
                 await asyncio.sleep(FOLLOW_POLL)
         finally:

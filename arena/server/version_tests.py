@@ -128,13 +128,14 @@ def open_test(prepared: Prepared, seed: int) -> paired.TestRun:
             "players": PLAYERS, "field": [], "elo0": prepared.hypotheses.elo0, "elo1": prepared.hypotheses.elo1,
             "max_groups": prepared.cap}
     with _recording, db.transaction() as connection:
-        ids = [house_names.resolve(connection, n) for n in (prepared.lineup.base, prepared.lineup.candidate)]
+        # Registered bots only: house bots play in any number of tests at once.
+        ids = [e.bot_id for e in prepared.external]
         # Locks the bots' rows until the commit on PostgreSQL (SQLite has one writer anyway).
         connection.execute(sa.select(bot_t.c.id).where(bot_t.c.id.in_(ids)).order_by(bot_t.c.id).with_for_update())
         busy = paired.running_tests(connection, ids)
         if busy:
-            raise Busy(f"{prepared.lineup.base} or {prepared.lineup.candidate} is in test {busy[0]}, still running: "
-                       "one test at a time per bot")
+            names = " or ".join(e.name for e in prepared.external)
+            raise Busy(f"{names} is in test {busy[0]}, still running: one test at a time per bot")
         return paired.open_test(connection, prepared.lineup, prepared.games, seed, spec)
 
 
@@ -158,16 +159,29 @@ def play(prepared: Prepared, run: paired.TestRun, grace: float) -> None:
                 return f"bot {entrant.name} is not connected"
         return None
 
-    def progress(llr: float, groups: int) -> None:
-        with db.transaction() as connection:
-            paired.record_progress(connection, run.tournament_id, progress={"llr": llr, "groups": groups})
+    writing = threading.Lock()  # the record is read, merged and written whole: one writer at a time
+    over = threading.Event()
 
+    def record(**fields: object) -> None:
+        with writing, db.transaction() as connection:
+            paired.record_progress(connection, run.tournament_id, **fields)
+
+    def heartbeat() -> None:
+        while not over.wait(paired.HEARTBEAT):
+            try:
+                record()
+            except Exception:  # an outage: the next beat tries again, well within STALE
+                log.warning("test %s: could not renew its record", run.tournament_id, exc_info=True)
+
+    threading.Thread(target=heartbeat, name=f"beat-{run.tournament_id}", daemon=True).start()
     try:
-        played, llr, stopped = playing.play_until_decided(plan, progress, away, notice=None)
+        played, llr, stopped = playing.play_until_decided(
+            plan, lambda llr, groups: record(progress={"llr": llr, "groups": groups}), away, notice=None)
     except Exception as error:  # the server's fault: the test ends, said so, rather than hang
         log.exception("test %s failed", run.tournament_id)
         played, llr, stopped = paired.Played({}, 0), 0.0, f"the server could not play the test: {error}"
+    finally:
+        over.set()
     report = playing.summary(plan, played, llr, time.monotonic() - started, stopped)
-    with db.transaction() as connection:
-        paired.record_progress(connection, run.tournament_id, state=paired.STOPPED if stopped else paired.DONE,
-                               progress={"llr": llr, "groups": report["groups"]}, report=report)
+    record(state=paired.STOPPED if stopped else paired.DONE, progress={"llr": llr, "groups": report["groups"]},
+           report=report)

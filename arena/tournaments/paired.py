@@ -11,6 +11,7 @@ each in every seat in turn, the other seats held by the same field bots in the s
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -114,7 +115,7 @@ def open_test(connection: Connection, lineup: Lineup, game_names: Sequence[str],
             name=f"test {lineup.candidate} against {lineup.base} in {', '.join(game_names)}",
             kind=KIND, status=TournamentStatus.RUNNING, rated=False, seed=seed, deal_key=key.hex(),
             spec={"test": {**spec, "base_id": ids[lineup.base], "candidate_id": ids[lineup.candidate],
-                           "state": RUNNING}},
+                           "state": RUNNING, "alive_at": time.time()}},
             created_at=utcnow(),
         ).returning(tournament_t.c.id)
     ).scalar_one()
@@ -146,17 +147,38 @@ def write_batch(connection: Connection, run: TestRun, lineup: Lineup, game_names
 RUNNING, DONE, STOPPED = "running", "done", "stopped"
 
 
-def running_tests(connection: Connection, bot_ids: Sequence[int]) -> list[int]:
-    """The tests still playing in which any of ``bot_ids`` is A or B, by tournament id."""
+# A running test's player renews ``alive_at`` (seconds since the epoch) this often; a test
+# whose record is older than ``STALE`` seconds lost its player (its server stopped) and counts
+# as stopped, so that its bots may be tested again.
+HEARTBEAT = 30.0
+STALE = 4 * HEARTBEAT
+
+
+def running_tests(connection: Connection, bot_ids: Sequence[int], now: float | None = None) -> list[int]:
+    """The tests still playing in which any of ``bot_ids`` is A or B, by tournament id. One
+    whose player stopped renewing it (``STALE``) is marked stopped on the way."""
     wanted = set(bot_ids)
+    if not wanted:
+        return []
+    now = time.time() if now is None else now
     rows = connection.execute(sa.select(tournament_t.c.id, tournament_t.c.spec).where(tournament_t.c.kind == KIND)
                               .order_by(tournament_t.c.id.desc()).limit(RECENT_TESTS)).all()
     out = []
     for row in rows:
         test = (row.spec or {}).get("test", {})
-        if test.get("state") == RUNNING and {test.get("base_id"), test.get("candidate_id")} & wanted:
+        if test.get("state") != RUNNING or not {test.get("base_id"), test.get("candidate_id")} & wanted:
+            continue
+        if stale(test, now):
+            record_progress(connection, int(row.id), state=STOPPED, stopped="its server stopped playing it")
+        else:
             out.append(int(row.id))
     return out
+
+
+def stale(test: dict, now: float | None = None) -> bool:
+    """Whether a running test's player has not renewed it for ``STALE`` seconds."""
+    now = time.time() if now is None else now
+    return test.get("state") == RUNNING and now - float(test.get("alive_at", 0.0)) > STALE
 
 
 # Tests looked at by ``running_tests``, newest first: tests start at a bounded rate, so a test
@@ -175,9 +197,10 @@ def test_state(connection: Connection, tournament_id: int) -> dict | None:
 
 
 def record_progress(connection: Connection, tournament_id: int, **fields: object) -> None:
-    """Merge ``fields`` into the test's record (``state``, ``progress``, ``report``)."""
+    """Merge ``fields`` into the test's record (``state``, ``progress``, ``report``), which is
+    then alive as of now."""
     spec = connection.execute(sa.select(tournament_t.c.spec).where(tournament_t.c.id == tournament_id)).scalar_one()
-    spec = {**spec, "test": {**spec.get("test", {}), **fields}}
+    spec = {**spec, "test": {**spec.get("test", {}), "alive_at": time.time(), **fields}}
     connection.execute(tournament_t.update().where(tournament_t.c.id == tournament_id).values(spec=spec))
 
 

@@ -61,6 +61,11 @@ def test_a_bot_tests_its_versions_and_gets_an_unrated_verdict(arena: arena_pb2_g
         error = refusal(arena.StartTest, busy, metadata=bearer(second))
         assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "one test at a time" in error.details()
         updates = follow(arena, ref.test_id)
+        # Once over, the bot may be tested again: against a house bot this time.
+        again = arena_pb2.StartTestRequest(base="walker-v2", candidate="house:heuristic", games=[DECISIVE_GAME],
+                                           max_groups=1)
+        after = follow(arena, arena.StartTest(again, metadata=bearer(second)).test_id)[-1]
+        assert after.state == "done" and json.loads(after.report_json)["groups"] == 1
     last = updates[-1]
     assert [u.state for u in updates[:-1]] == ["running"] * (len(updates) - 1) and last.state == "done"
     report = json.loads(last.report_json)
@@ -70,17 +75,12 @@ def test_a_bot_tests_its_versions_and_gets_an_unrated_verdict(arena: arena_pb2_g
     with db.read() as connection:
         tournament = connection.execute(sa.select(Tournament.__table__).where(
             Tournament.__table__.c.id == int(ref.test_id))).one()
-        matches = connection.execute(sa.select(Match.__table__.c.rated, Match.__table__.c.status).where(
-            Match.__table__.c.tournament_id == tournament.id)).all()
+        matches = connection.execute(sa.select(Match.__table__.c.rated, Match.__table__.c.status)).all()
         ratings = connection.execute(sa.select(sa.func.count()).select_from(Rating.__table__)).scalar_one()
     # Unrated: every match recorded, and not one rating row made for anybody.
     assert tournament.kind == "test" and not tournament.rated
-    assert len(matches) >= 2 * report["groups"] and not any(rated for rated, _ in matches)
+    assert len(matches) >= 2 * report["groups"] + 2 and not any(rated for rated, _ in matches)
     assert ratings == 0 and not arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=DECISIVE_GAME)).rows
-    # Once over, the bot may test again.
-    again = arena_pb2.StartTestRequest(base="walker-v2", candidate="house:heuristic", games=[GAME], max_groups=1)
-    error = refusal(arena.StartTest, again, metadata=bearer(second))
-    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "walker-v2 is not connected" in error.details()
 
 
 def test_a_bot_that_goes_away_mid_test_stops_it(arena: arena_pb2_grpc.ArenaStub, server: BackgroundServer) -> None:
@@ -122,3 +122,25 @@ def test_bad_requests_are_refused_with_a_clear_reason(arena: arena_pb2_grpc.Aren
     assert error.code() == code and gist in error.details(), error.details()
     with db.read() as connection:
         assert connection.execute(sa.select(sa.func.count()).select_from(Tournament.__table__)).scalar_one() == 0
+
+
+def test_the_admin_tests_any_bots_and_a_bots_tests_are_rate_limited(arena: arena_pb2_grpc.ArenaStub) -> None:
+    admin = bearer("admin-secret")
+    # The admin: house bots, and a chosen master seed.
+    ref = arena.StartTest(arena_pb2.StartTestRequest(base="random", candidate="heuristic", games=[GAME],
+                                                     max_groups=4, seed=7), metadata=admin)
+    report = json.loads(follow(arena, ref.test_id)[-1].report_json)
+    assert report["groups"] == 4 and report["base"] == "random" and report["verdict"] == "undecided"
+    with db.read() as connection:
+        assert connection.execute(sa.select(Tournament.__table__.c.seed)).scalar_one() == 7
+    # Following no test, or a tournament that is not one, is NOT_FOUND.
+    for test_id, code in (("999", grpc.StatusCode.NOT_FOUND), ("x", grpc.StatusCode.INVALID_ARGUMENT)):
+        error = refusal(follow, arena, test_id)
+        assert error.code() == code, error.details()
+    # A bot's tests count as challenges: ten a minute (refused ones included), then a wait.
+    token = register(arena, "eager")
+    bad = arena_pb2.StartTestRequest(base="eager", candidate="house:random", games=["nope"])
+    for _ in range(10):
+        assert refusal(arena.StartTest, bad, metadata=bearer(token)).code() == grpc.StatusCode.INVALID_ARGUMENT
+    error = refusal(arena.StartTest, bad, metadata=bearer(token))
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "try again in" in error.details()
