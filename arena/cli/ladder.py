@@ -75,6 +75,15 @@ def signed(value: float) -> str:
     return f"{value:+.0f}"
 
 
+def elo(e: sprt.Estimate) -> str:
+    """The Elo difference with its 95 % interval. Pairs that all scored alike show no spread
+    to draw an interval from (one would read as certainty), so none is given."""
+    if e.score_low == e.score_high:
+        which = "the one pair" if e.outcomes == 1 else f"all {e.outcomes} pairs"
+        return f"Elo not estimated ({which} scored {e.score:g})"
+    return f"Elo {signed(e.elo)} [{signed(e.elo_low)}, {signed(e.elo_high)}] (95 %)"
+
+
 def describe(rungs: list[Step]) -> list[str]:
     """Lines for the leaderboard's foot: the ladder, then each step's test."""
     order = " > ".join([rungs[0].upper] + [r.lower for r in rungs])
@@ -88,10 +97,10 @@ def describe(rungs: list[Step]) -> list[str]:
         verdict = {"H1": f"H1 settled, {r.upper} is better",
                    "H0": f"H0, {r.upper} is not better by {h.elo1:g} normalized Elo",
                    "undecided": "undecided, too few pairs"}[r.verdict]
-        e = r.estimate
-        lines.append(f"  {r.upper} against {r.lower}: {r.pairs} duplicate pairs, LLR {r.llr:+.2f} "
+        pairs = f"{r.pairs} duplicate pair" + ("s" if r.pairs != 1 else "")
+        lines.append(f"  {r.upper} against {r.lower}: {pairs}, LLR {r.llr:+.2f} "
                      f"(bounds {h.lower:+.2f}, {h.upper:+.2f}; H0 {h.elo0:g}, H1 {h.elo1:g}): {verdict}; "
-                     f"Elo {signed(e.elo)} [{signed(e.elo_low)}, {signed(e.elo_high)}] (95 %)")
+                     f"{elo(r.estimate)}")
     return lines
 
 

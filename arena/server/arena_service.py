@@ -308,7 +308,6 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 
-
     # ----- tests ---------------------------------------------------------------------------
     async def StartTest(self, request: arena_pb2.StartTestRequest, context: Any) -> arena_pb2.TestRef:
         """A bot's token tests its own versions and house bots; the admin any bots. Refused at
