@@ -129,17 +129,17 @@ def duplicate_pairs(connection: Connection, game: str, upper: str, lower: str) -
     names = dict(connection.execute(sa.select(bot_t.c.name, bot_t.c.id).where(bot_t.c.name.in_([upper, lower]))).all())
     if len(names) < 2:
         return []
-    mine, theirs = seat_t.alias("mine"), seat_t.alias("theirs")
-    # Matches of exactly two seats: a third seat would change what the pair compares.
-    two_seats = (sa.select(seat_t.c.match_id).group_by(seat_t.c.match_id)
-                 .having(sa.func.count() == 2).scalar_subquery())
+    mine, theirs, third = seat_t.alias("mine"), seat_t.alias("theirs"), seat_t.alias("third")
+    # Matches of these two alone: a third seat would change what the pair compares. Asked per
+    # match through the seat table's key, so the cost follows the two bots' matches only.
+    two_alone = ~sa.exists().where(third.c.match_id == match_t.c.id, third.c.seat > 1)
     rows = connection.execute(
         sa.select(match_t.c.tournament_id, match_t.c.seed, mine.c.seat, mine.c.rank, theirs.c.rank.label("other"))
         .join(mine, mine.c.match_id == match_t.c.id)
         .join(theirs, theirs.c.match_id == match_t.c.id)
         .where(match_t.c.game == game, match_t.c.rated.is_(True), match_t.c.tournament_id.is_not(None),
                mine.c.bot_id == names[upper], theirs.c.bot_id == names[lower],
-               match_t.c.id.in_(two_seats), results_shown())
+               two_alone, results_shown())
         .order_by(match_t.c.tournament_id, match_t.c.seed, mine.c.seat)
     ).all()
     deals: dict[tuple[int, int], dict[int, float]] = {}
