@@ -80,17 +80,3 @@ def provisional(information: float) -> bool:
 def win_credit(rank: int, ranks: Sequence[int]) -> float:
     """1 for an outright win, 1/k for a first place shared by k seats, else 0."""
     return 1.0 / list(ranks).count(1) if rank == 1 else 0.0
-
-
-def sign_test(wins: int, losses: int) -> float:
-    """One-sided sign test: how likely at least ``wins`` of the decisive games would be won
-    by a bot no stronger than its opponent (draws say nothing of who is stronger). One-sided
-    because the question comes with its direction: is the search above the heuristic? Exact
-    up to a thousand games, then the normal approximation."""
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    if n <= 1000:
-        return sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
-    z = (wins - n / 2 - 0.5) / math.sqrt(n / 4)
-    return 0.5 * math.erfc(z / math.sqrt(2))

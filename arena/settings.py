@@ -231,10 +231,10 @@ class ArenaSettings(BaseSettings):
                     "one peer address may make, as `N/second;M/minute` (every rate holds; empty = no limit); "
                     "past it, `RESOURCE_EXHAUSTED` saying when to retry. The admin token is not counted.")
     follow_streams: int = Field(default=64, ge=1, le=100_000,
-        description="`FollowTournament` streams open at once on one server, all peers together; past it, "
+        description="`FollowTournament` and `FollowTest` streams open at once on one server, all peers together; past it, "
                     "`RESOURCE_EXHAUSTED`.")
     follow_streams_per_peer: int = Field(default=4, ge=1, le=10_000,
-        description="`FollowTournament` streams one peer address may hold open at once.")
+        description="`FollowTournament` and `FollowTest` streams one peer address may hold open at once.")
     # The web face (``arena.web.settings``).
     web_address: str = Field(default="127.0.0.1:8080",
         description="Where `arena web` listens.")

@@ -266,7 +266,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_settings: Ser
     # Tournaments and challenges play on background threads that read the database from the
     # environment: one left running would play on in the next test's fresh database.
     for thread in threading.enumerate():
-        if thread.name.startswith(("tournament-", "challenge-")):
+        if thread.name.startswith(("tournament-", "challenge-", "test-")):
             thread.join(60)
     db.dispose_all()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from arena import ratings
@@ -57,18 +57,3 @@ def test_interval_narrows_with_information(gains):
         widths.append(high - low)
     assert all(a >= b for a, b in zip(widths, widths[1:], strict=False))
     assert widths[0] <= 2 * 1.96 * ratings.PRIOR_SD + 1e-9
-
-
-def test_sign_test_is_the_upper_binomial_tail():
-    assert ratings.sign_test(5, 0) == 1 / 32 and ratings.sign_test(0, 5) == 1.0
-    assert math.isclose(ratings.sign_test(9, 1), (1 + 10) / 2**10)
-    assert ratings.sign_test(0, 0) == 1.0 and ratings.sign_test(5, 5) > 0.5
-    assert ratings.sign_test(5, 0) < 0.05 < ratings.sign_test(4, 0)
-
-
-@settings(deadline=None, max_examples=30)  # the exact tails the test adds up are big integers
-@given(st.integers(1001, 3000), st.floats(0.4, 0.6))
-def test_sign_test_approximation_stays_near_the_exact_tail(n, share):
-    wins = int(n * share)
-    above = sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
-    assert abs(ratings.sign_test(wins, n - wins) - above) < 0.01

@@ -46,7 +46,8 @@ EXAMPLES: dict[str, list[str]] = {
              "arena play durak --human 0 --option pack=52", "arena play crazy_eights --seed 7 --json"],
     "demo": ["arena demo --games crazy_eights,durak --budget 10"],
     "test": ["arena test heuristic search --game durak", "arena test random heuristic --game crazy_eights --json",
-             "arena test heuristic search --game yaniv --players 3 --field random --elo1 10"],
+             "arena test heuristic search --game yaniv --players 3 --field random --elo1 10",
+             "arena test my-bot@1 my-bot@2 --game durak --address 127.0.0.1:50051 --token=$ARENA_BOT_TOKEN"],
     "tournament create": ["arena tournament create --game crazy_eights --bots heuristic,random,random-2 "
                           "--sizes 2,3 --repetitions 4 --seed 1 --run",
                           "arena tournament create --game all --bots heuristic,search --unrated",

@@ -82,8 +82,8 @@ def plan_repetitions(names: list[str], budget: float, cap: int) -> dict[str, int
 
 
 def print_ladder_summary(rungs: dict[str, list[ladder.Step]]) -> None:
-    """How many games' boards show the house ladder, and how many of its steps the meetings
-    settle; where they do not, where the evidence is."""
+    """How many games' boards show the house ladder, and in how many the sequential test
+    settles each of its steps; where it does not, where the evidence is."""
     laddered = {game: r for game, r in rungs.items() if r}
     if not laddered:
         return
@@ -94,10 +94,10 @@ def print_ladder_summary(rungs: dict[str, list[ladder.Step]]) -> None:
             settled.setdefault(f"{step.upper} over {step.lower}", 0)
             settled[f"{step.upper} over {step.lower}"] += step.settled
     steps = ", ".join(f"{name} in {count}" for name, count in settled.items())
-    print(f"the house ladder is shown in {shown} of {len(laddered)} games; the meetings settle {steps}.\n"
+    print(f"the house ladder is shown in {shown} of {len(laddered)} games; the sequential test settles {steps}.\n"
           "In most games the search wins only a little more than half its matches against the heuristic, "
-          "and so small an edge\nneeds hundreds of meetings to settle: `python -m bench search` measures "
-          "the ladder over 200 duplicate pairs a game\n(docs/games/README.md, \"The house ladder\").\n")
+          "and so small an edge\nneeds more duplicate pairs than a minute gives: `arena test heuristic search "
+          "--game G --elo1 50` plays them until the test decides\n(docs/games/README.md, \"The house ladder\").\n")
 
 
 def run(args: argparse.Namespace) -> int:

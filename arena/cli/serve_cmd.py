@@ -160,6 +160,17 @@ def run_revoke(args: argparse.Namespace) -> int:
     return 0 if found else 1
 
 
+def bot_or_admin_token(args: argparse.Namespace, what: str) -> str:
+    """A client's token: ``--token``, else ``ARENA_BOT_TOKEN`` (the bot SDK's own client-side
+    variable, ``arena_bot``, not a server setting), else the admin token of the settings."""
+    from arena.settings import load
+
+    token = args.token or os.environ.get("ARENA_BOT_TOKEN") or load().admin_token
+    if not token:
+        raise BadInput(f"{what} needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
+    return str(token)
+
+
 def run_challenge(args: argparse.Namespace) -> int:
     """Ask the running server (``arena serve`` at ARENA_ADDRESS) for the challenge, so that it is
     played where the bots are connected, then wait for the result."""
@@ -171,14 +182,9 @@ def run_challenge(args: argparse.Namespace) -> int:
     from arena.server.challenge import client_channel
 
     options = parse_options(games.get(args.game), args.option)
-    from arena.settings import load
-
-    # A client of the server: ARENA_ADDRESS and ARENA_BOT_TOKEN are the bot SDK's own client-side
-    # variables (``arena_bot``), not the server's settings; the admin token is the model's.
+    # A client of the server: ARENA_ADDRESS is the bot SDK's own client-side variable.
     address = args.address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
-    token = args.token or os.environ.get("ARENA_BOT_TOKEN") or load().admin_token
-    if not token:
-        raise BadInput("a challenge needs a bot's token (--token or ARENA_BOT_TOKEN) or ARENA_ADMIN_TOKEN")
+    token = bot_or_admin_token(args, "a challenge")
     with client_channel(address, args.ca, args.tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:

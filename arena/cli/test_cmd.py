@@ -13,27 +13,23 @@ import math
 import secrets
 import sys
 import time
-from dataclasses import asdict
+from pathlib import Path
 
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from arena import games
 from arena.errors import BadInput
 from arena.stats import sprt
-from arena.stats.groups import Group, counts, outcomes, pairing_gain
 from arena.store import db
+from arena.tournaments import paired
 
-from . import console, paired
+from . import console
 from .jsonout import add_json_flag, human_stream, print_json
 from .tournament_cmd import bounded, outage_notice, parse_games
 
 # Bounds of --max-groups, --players and of the field.
 MAX_GROUPS = (1, 100_000)
 PLAYERS = (2, 8)
-# Groups of the first batch; later batches grow by half the groups played so far (a test
-# that runs long checks less often, and each batch keeps every core busy), up to the last.
-FIRST_BATCH = 8
-LAST_BATCH = 200
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +49,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--players", default="2", metavar="N", help="table size (default %(default)s)")
     parser.add_argument("--field", default="heuristic,random",
                         help="house bots in the other seats at a table of more than two (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random)")
+    parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random; "
+                        "on a server, the admin's alone)")
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="play the test on the running server there, where registered bots are connected: "
+                             "A and B are then versions of your bot (name, or name@N for its version N) or "
+                             "house bots; two players")
+    parser.add_argument("--token", default=None, help="with --address: your bot's token (default ARENA_BOT_TOKEN), "
+                        "or the admin token to test any bots")
+    parser.add_argument("--ca", type=Path, metavar="FILE",
+                        help="with --address: TLS, trusting this PEM certificate (default ARENA_TLS_CA)")
+    parser.add_argument("--tls", action="store_true", default=None,
+                        help="with --address: TLS, trusting the system's roots (default ARENA_TLS=1)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -66,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"--elo0/--elo1: {error}") from None
     cap = bounded(args.max_groups, "--max-groups", *MAX_GROUPS)
     players = bounded(args.players, "--players", *PLAYERS)
+    if args.address:
+        if players != 2:
+            raise BadInput("--players: a test on a server is two players")
+        return finish(args, run_remote(args, game_names, hypotheses, cap))
+    if args.token or args.tls or args.ca:
+        raise BadInput("--token, --tls and --ca are for a server: give its --address HOST:PORT too")
     for name in game_names:
         game = games.get(name)
         if players not in game.player_counts(game.resolve_options(None)):
@@ -74,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     lineup = paired.lineup(args.base, args.candidate, field, players, game_names)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**62)
 
+    from workers import paired as playing
     from workers.send import check_broker
 
     check_broker()  # before writing: an unreachable broker must not leave a test behind
@@ -82,42 +96,34 @@ def run(args: argparse.Namespace) -> int:
     with db.transaction() as connection:
         test = paired.open_test(connection, lineup, game_names, seed, spec)
     started = time.monotonic()
+    plan = playing.Plan(test, lineup, game_names, hypotheses, cap)
     bar = LlrBar(hypotheses)
     try:
-        played, llr = play_until_decided(test, lineup, game_names, hypotheses, cap, bar)
+        played, llr, _ = playing.play_until_decided(plan, bar, notice=outage_notice())
     finally:
         bar.close()
-    report = summary(played, llr, hypotheses, lineup, game_names, test.tournament_id, time.monotonic() - started)
+    with db.transaction() as connection:
+        paired.record_progress(connection, test.tournament_id, state=paired.DONE)
+    return finish(args, playing.summary(plan, played, llr, time.monotonic() - started))
+
+
+def run_remote(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int) -> dict:
+    from .test_remote import run_on_server
+
+    bar = LlrBar(hypotheses)
+    try:
+        return run_on_server(args, game_names, hypotheses, cap, bar)
+    finally:
+        bar.close()
+
+
+def finish(args: argparse.Namespace, report: dict) -> int:
+    """Print the report; exit code 1 for a test stopped before its end."""
     if args.json:
         print_json(report)
     else:
         print_report(report, human_stream(args))
-    return 0
-
-
-def play_until_decided(test: paired.TestRun, lineup: paired.Lineup, game_names: list[str],
-                       hypotheses: sprt.Hypotheses, cap: int, bar: LlrBar) -> tuple[paired.Played, float]:
-    """Batches of groups until the LLR leaves its bounds or ``cap`` groups are played."""
-    from workers.follow import run_tournament
-
-    written = 0  # groups of each game written so far
-    played, llr = paired.Played({}, 0), 0.0
-    while hypotheses.verdict(llr) is None:
-        done = sum(len(g) for g in played.groups.values()) + played.dropped
-        left = cap - written * len(game_names)
-        if left < len(game_names):
-            break
-        batch = min(left // len(game_names), max(FIRST_BATCH, min(LAST_BATCH, done // 2)))
-        with db.transaction() as connection:
-            paired.write_batch(connection, test, lineup, game_names, written, batch)
-        written += batch
-        run_tournament(test.tournament_id, notice=outage_notice())
-        with db.read() as connection:
-            played = paired.read_groups(connection, test, lineup)
-        everything = [g for groups in played.groups.values() for g in groups]
-        llr = sprt.llr(counts(everything, lineup.players), hypotheses, outcomes(lineup.players))
-        bar(llr, len(everything))
-    return played, llr
+    return 1 if report["verdict"] == "stopped" else 0
 
 
 class LlrBar:
@@ -147,33 +153,6 @@ class LlrBar:
             self.bar = None
 
 
-def interval(estimate: sprt.Estimate) -> dict:
-    return {"elo": estimate.elo, "elo_low": estimate.elo_low, "elo_high": estimate.elo_high,
-            "nelo": estimate.nelo, "nelo_low": estimate.nelo_low, "nelo_high": estimate.nelo_high,
-            "score": estimate.score, "score_low": estimate.score_low, "score_high": estimate.score_high}
-
-
-def summary(played: paired.Played, llr: float, hypotheses: sprt.Hypotheses, lineup: paired.Lineup,
-            game_names: list[str], tournament_id: int, seconds: float) -> dict:
-    """The test's one document (``--json``), which the lines for people are printed from."""
-    everything: list[Group] = [g for groups in played.groups.values() for g in groups]
-    per_game = {}
-    for name in game_names:
-        groups = played.groups.get(name, [])
-        gain = pairing_gain(groups)
-        per_game[name] = {"groups": len(groups), "pairing_gain": gain,
-                          **(interval(sprt.estimate([g.outcome for g in groups])) if groups else {})}
-    matches_per_group = 2 * lineup.players if lineup.players > 2 else 2
-    return {
-        "base": lineup.base, "candidate": lineup.candidate, "games": game_names, "players": lineup.players,
-        "field": list(lineup.field), **asdict(hypotheses), "lower": hypotheses.lower, "upper": hypotheses.upper,
-        "llr": llr, "verdict": hypotheses.verdict(llr) or "undecided", "groups": len(everything),
-        "matches": len(everything) * matches_per_group, "dropped": played.dropped,
-        **(interval(sprt.estimate([g.outcome for g in everything])) if everything else {}),
-        "per_game": per_game, "tournament": tournament_id, "seconds": round(seconds, 1),
-    }
-
-
 def signed(value: float) -> str:
     return f"{value:+.1f}"
 
@@ -187,14 +166,16 @@ def print_report(report: dict, out) -> None:
     llr = f"LLR {report['llr']:+.2f}, bounds {report['lower']:+.2f} and {report['upper']:+.2f}"
     verdict = {"H1": f"H1 accepted: {candidate} is better than {base}",
                "H0": f"H0 accepted: {candidate} is not better than {base} by {report['elo1']:g} normalized Elo",
-               "undecided": f"undecided at the cap of {report['groups']} groups"}[report["verdict"]]
+               "undecided": f"undecided at the cap of {report['groups']} groups",
+               "stopped": f"stopped before its end: {report.get('stopped')}"}[report["verdict"]]
     print(f"verdict: {verdict} ({llr})", file=out)
     if report["groups"]:
         print(f"Elo difference: {signed(report['elo'])} [{signed(report['elo_low'])}, {signed(report['elo_high'])}] "
               f"(95 %); normalized Elo {signed(report['nelo'])} "
               f"[{signed(report['nelo_low'])}, {signed(report['nelo_high'])}]", file=out)
+    where = f" on {report['address']}" if "address" in report else ""
     print(f"groups: {report['groups']} ({report['matches']} matches, {report['dropped']} dropped) in "
-          f"{report['seconds']:g} s; tournament {report['tournament']}", file=out)
+          f"{report['seconds']:g} s; tournament {report['tournament']}{where}", file=out)
     for name, game in report["per_game"].items():
         gain = game["pairing_gain"]
         saving = "not measured yet" if gain is None or not math.isfinite(gain) else f"{gain:.2f}x"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -21,16 +22,18 @@ from arena.clock import Clock
 from arena.errors import BadInput
 from arena.games import BadOptions
 from arena.ratelimit import RateLimiter, Unavailable, per_minute
-from arena.referee import external
+from arena.referee import consent, external
 from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.settings import load as load_settings
+from arena.stats import sprt
 from arena.store import bot_tokens, db, disclosure, queries, versions
 from arena.store.statuses import MatchStatus, TournamentStatus
+from arena.tournaments import paired
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
 
-from . import challenge, sessions
+from . import challenge, sessions, version_tests
 from .access import Access
 from .ids import BadId, parse_id
 from .rules_service import brief, json_object
@@ -173,11 +176,12 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             progress=[arena_pb2.GameProgress(game=g, done=sum(c[s] for s in MatchStatus.OVER), total=c["total"])
                       for g, c in status["games"].items()])
 
-    async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
+    async def _open_stream(self, context: Any) -> str:
+        """Count one more open Follow stream of the caller's peer, or refuse it: each reads the
+        store twice a second, so their number is bounded per peer and in all
+        (ARENA_FOLLOW_STREAMS_PER_PEER, ARENA_FOLLOW_STREAMS). ``_close_stream`` uncounts it."""
         await self._count_read(context)
         peer = peer_address(context)
-        # Each open stream reads the store twice a second: their number is bounded per peer
-        # and in all (ARENA_FOLLOW_STREAMS_PER_PEER, ARENA_FOLLOW_STREAMS).
         if sum(self.following.values()) >= self.settings.follow_streams:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"the server follows {self.settings.follow_streams} tournaments at once: "
@@ -187,6 +191,15 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                                 f"this address already follows {self.settings.follow_streams_per_peer} "
                                 "tournaments: close one first")
         self.following[peer] = self.following.get(peer, 0) + 1
+        return peer
+
+    def _close_stream(self, peer: str) -> None:
+        self.following[peer] -= 1
+        if not self.following[peer]:
+            del self.following[peer]
+
+    async def FollowTournament(self, request: arena_pb2.TournamentRef, context: Any) -> Any:
+        peer = await self._open_stream(context)
         try:
             last = None
             while True:
@@ -198,9 +211,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                     return
                 await asyncio.sleep(FOLLOW_POLL)
         finally:
-            self.following[peer] -= 1
-            if not self.following[peer]:
-                del self.following[peer]
+            self._close_stream(peer)
 
     async def CancelTournament(self, request: arena_pb2.TournamentRef, context: Any) -> arena_pb2.TournamentStatus:
         await self.access.require_admin(context)
@@ -269,14 +280,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             if bot.name.lower() not in {p.lower() for p in request.players}:  # names match in any case
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     f"a challenge must seat the calling bot ({bot.name})")
-            try:
-                wait = await asyncio.to_thread(self.challenge_rate.hit, str(bot.bot_id))
-            except Unavailable as error:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
-            if wait is not None:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"at most {self.settings.challenges_per_minute} challenges a minute: "
-                                    f"try again in {wait} s")
+            await self._count_challenge(str(bot.bot_id), context)
         if len(request.players) > 16:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most 16 players")
         clock = Clock.from_ms(request.move_deadline_ms, request.time_bank_ms)
@@ -303,6 +307,85 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
+
+    # ----- tests ---------------------------------------------------------------------------
+    async def StartTest(self, request: arena_pb2.StartTestRequest, context: Any) -> arena_pb2.TestRef:
+        """A bot's token tests its own versions and house bots; the admin any bots. Refused at
+        once when an external bot is not connected or does not play a game named, or one of
+        the two is in a running test; a test counts as a challenge against the rate."""
+        who = await self.access.require_bot(context)
+        bot = who.bot if not who.admin else None
+        if bot is not None:
+            if request.seed:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                    "a chosen seed is the admin's choice: leave seed 0 for random deals")
+            await self._count_challenge(str(bot.bot_id), context)
+        if len(request.games) > len(games.names()) or max(len(request.base), len(request.candidate)) > 100:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most one of each game, and bot names "
+                                "of at most 100 characters")
+        try:
+            hypotheses = sprt.Hypotheses(request.elo0 if request.HasField("elo0") else 0.0,
+                                         request.elo1 if request.HasField("elo1") else 5.0)
+            caller = int(bot.bot_id) if bot is not None else None
+            prepared = await self._db(lambda c: version_tests.prepare(
+                c, request.base, request.candidate, list(request.games), hypotheses,
+                request.max_groups or version_tests.MAX_GROUPS, caller))
+        except version_tests.NotYours as error:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(error))
+        except (KeyError, ValueError) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error).strip("'\"")))
+        mailbox = external.mailbox()
+        for entrant in prepared.external:
+            if await mailbox.holder(str(entrant.bot_id)) is None:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                    f"bot {entrant.name} is not connected: a test plays connected bots")
+            prefs = await mailbox.prefs(str(entrant.bot_id))
+            for game in prepared.games:
+                if not consent.plays(prefs, game):
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                        f"bot {entrant.name} does not play {game} (the games of its Hello)")
+        try:
+            run = await asyncio.to_thread(version_tests.open_test, prepared, request.seed or secrets.randbelow(2**62))
+        except version_tests.Busy as error:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(error))
+        version_tests.start(prepared, run, load_settings().grace_seconds)
+        return arena_pb2.TestRef(test_id=str(run.tournament_id))
+
+    async def FollowTest(self, request: arena_pb2.TestRef, context: Any) -> Any:
+        test_id = await self._id(request.test_id, "test", context)
+        peer = await self._open_stream(context)
+        try:
+            last = None
+            while True:
+                state = await self._db(lambda c: paired.test_state(c, test_id), read=True)
+                if state is None:
+                    await context.abort(grpc.StatusCode.NOT_FOUND, f"no test {request.test_id!r}")
+                progress = state.get("progress") or {}
+                hypotheses = sprt.Hypotheses(state["elo0"], state["elo1"])
+                shown = paired.STOPPED if paired.stale(state) else state["state"]  # its server stopped
+                message = arena_pb2.TestProgress(
+                    test_id=str(test_id), state=shown, groups=progress.get("groups", 0),
+                    llr=progress.get("llr", 0.0), lower=hypotheses.lower, upper=hypotheses.upper,
+                    report_json=json.dumps(state["report"]) if "report" in state else "")
+                if message != last:
+                    yield message
+                    last = message
+                if shown != paired.RUNNING:
+                    return
+                await asyncio.sleep(FOLLOW_POLL)
+        finally:
+            self._close_stream(peer)
+
+    async def _count_challenge(self, bot_id: str, context: Any) -> None:
+        """One challenge (or test) of the calling bot against ``ARENA_CHALLENGES_PER_MINUTE``."""
+        try:
+            wait = await asyncio.to_thread(self.challenge_rate.hit, bot_id)
+        except Unavailable as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{error}: try again shortly")
+        if wait is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"at most {self.settings.challenges_per_minute} challenges a minute: "
+                                f"try again in {wait} s")
 
 
 def summary(match: dict[str, Any]) -> arena_pb2.MatchSummary:

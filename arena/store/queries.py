@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from arena import ratings
 from arena.errors import NotFound
+from arena.stats.groups import Group
 
 from .disclosure import results_shown
 from .models import Bot, Match, MatchSeat, Rating, Result, Tournament, Transcript, utcnow
@@ -115,6 +116,38 @@ def head_to_head(connection: Connection, game: str, bots: list[str]) -> dict[tup
         .group_by(mine.c.bot_id, theirs.c.bot_id)
     ).all()
     return {(names[r.bot], names[r.opponent]): Meetings(int(r.wins), int(r.draws), int(r.losses)) for r in rows}
+
+
+def duplicate_pairs(connection: Connection, game: str, upper: str, lower: str) -> list[Group]:
+    """The duplicate pairs ``upper`` and ``lower`` played head to head in ``game``'s rated
+    matches, scored for ``upper`` (``arena.stats.groups``): one deal of a tournament played
+    twice, the seats swapped, both finished and shown (``arena.store.disclosure``). A deal
+    whose other seating is missing, unfinished or sealed is no pair and is left out.
+
+    These are the groups of ``arena test`` at two players, read from whatever tournaments
+    the two met in (a round robin's two-player tables are such pairs)."""
+    names = dict(connection.execute(sa.select(bot_t.c.name, bot_t.c.id).where(bot_t.c.name.in_([upper, lower]))).all())
+    if len(names) < 2:
+        return []
+    mine, theirs, third = seat_t.alias("mine"), seat_t.alias("theirs"), seat_t.alias("third")
+    # Matches of these two alone: a third seat would change what the pair compares. Asked per
+    # match through the seat table's key, so the cost follows the two bots' matches only.
+    two_alone = ~sa.exists().where(third.c.match_id == match_t.c.id, third.c.seat > 1)
+    rows = connection.execute(
+        sa.select(match_t.c.tournament_id, match_t.c.seed, mine.c.seat, mine.c.rank, theirs.c.rank.label("other"))
+        .join(mine, mine.c.match_id == match_t.c.id)
+        .join(theirs, theirs.c.match_id == match_t.c.id)
+        .where(match_t.c.game == game, match_t.c.rated.is_(True), match_t.c.tournament_id.is_not(None),
+               mine.c.bot_id == names[upper], theirs.c.bot_id == names[lower],
+               two_alone, results_shown())
+        .order_by(match_t.c.tournament_id, match_t.c.seed, mine.c.seat)
+    ).all()
+    deals: dict[tuple[int, int], dict[int, float]] = {}
+    for row in rows:
+        score = 1.0 if row.rank < row.other else 0.5 if row.rank == row.other else 0.0
+        deals.setdefault((row.tournament_id, row.seed), {})[row.seat] = score
+    return [Group((seats[0], seats[1]), (1 - seats[0], 1 - seats[1]), shared=True)
+            for seats in deals.values() if set(seats) == {0, 1}]
 
 
 def tournament_status(connection: Connection, tournament_id: int) -> dict[str, Any]:

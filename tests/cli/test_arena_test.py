@@ -69,3 +69,36 @@ def test_bad_input_is_one_line_and_exit_2(embedded, capsys, argv, gist):
     assert main(["test", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and gist in err and err.startswith("arena: ")
+
+
+def test_on_a_server_a_bot_tests_its_two_versions(arena, server, capsys):
+    """`--address`: the server plays the test where the versions are connected; the command
+    prints the same report (here --json) and refuses another author's token in one line."""
+    from arena_bot.v1 import arena_pb2
+
+    from tests.support.grpc import bearer, playing, register
+
+    first = register(arena, "walker")
+    second = arena.RegisterVersion(arena_pb2.RegisterVersionRequest(), metadata=bearer(first)).token
+    stranger = register(arena, "stranger")
+    argv = ["test", "walker@1", "walker@2", "--game", "durak", "--elo1", "50", "--max-groups", "200",
+            "--address", server.address]
+    with playing("arena_bot.examples.random_bot", server.address, first), \
+            playing("bots.house_bot", server.address, second):
+        assert main([*argv, f"--token={stranger}"]) != 0
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"arena: {server.address}: walker is not a version of this bot"), err
+        report = run_json(capsys, *argv[1:], f"--token={second}")
+    assert report["verdict"] == "H1" and report["llr"] >= report["upper"]
+    assert report["base"] == "walker" and report["candidate"] == "walker-v2" and report["address"] == server.address
+    assert 0 < report["groups"] <= 200 and report["per_game"]["durak"]["groups"] == report["groups"]
+    with db.read() as connection:
+        tournament = connection.execute(sa.select(Tournament.__table__)).one()
+    assert tournament.kind == "test" and not tournament.rated
+
+
+def test_server_options_need_an_address(embedded, capsys):
+    assert main(["test", "random", "heuristic", "--game", GAME, "--token", "x"]) == 2
+    assert "give its --address HOST:PORT too" in capsys.readouterr().err
+    assert main(["test", "walker@1", "walker@2", "--game", GAME]) == 2
+    assert "tested on the server where it is connected (--address HOST:PORT)" in capsys.readouterr().err

@@ -47,8 +47,12 @@ def test_demo_plays_and_rates_several_games(embedded, capsys):
     assert out.count("heuristic") + out.count("random") >= 6
     # Under every board: the house ladder, each step's meetings, and the tally over the games.
     assert out.count("ladder search > heuristic > random: ") >= len(games)
-    assert re.search(r"search against heuristic: won \d+, drew \d+, lost \d+; .*sign test p = ", out)
-    assert re.search(rf"ladder is shown in \d of {len(games)} games; the meetings settle search over heuristic in \d", out)
+    # Each step judged by the sequential test of `arena test` over the duplicate pairs played.
+    step = re.search(r"search against heuristic: (\d+) duplicate pairs?, LLR ([-+]\d+\.\d\d) \(bounds -2\.94, "
+                     r"\+2\.94; H0 0, H1 50\): (H1 settled|H0|undecided)[^;]*; "
+                     r"(Elo [-+]\d+ \[[-+]\d+, [-+]\d+\] \(95 %\)|Elo not estimated \((the one pair|all \d+ pairs) scored )", out)
+    assert step and int(step.group(1)) >= 1, out
+    assert re.search(rf"ladder is shown in \d of {len(games)} games; the sequential test settles search over heuristic in \d", out)
     # The gRPC round seats the example bots beside all three house bots, search among them:
     # each house bot's board shows more matches after it than before.
     first, wire = out.split("gateway on ")

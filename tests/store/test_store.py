@@ -203,6 +203,32 @@ def test_head_to_head_counts_the_pairwise_games_elo_counts(db_url):
     assert meetings[("random", "heuristic")].wins == meetings[("heuristic", "random")].losses
 
 
+def test_duplicate_pairs_are_the_two_seatings_of_one_deal_between_two_bots(db_url):
+    game = fast_games(1)[0]
+    bots = ["random", "heuristic", "random-2"]
+    with db.transaction(db_url) as connection:
+        # Two-player tables give pairs; the three-player table and the unrated tournament none.
+        rated = create_tournament(connection, [game], bots, sizes=[2, 3], repetitions=3, seed=5)
+        unrated = create_tournament(connection, [game], bots, sizes=[2], repetitions=1, seed=6, rated=False)
+        ids = pending_match_ids(connection, rated) + pending_match_ids(connection, unrated)
+    play_and_record(ids[:-1])  # the unrated tournament's last match stays unplayed
+    with db.transaction(db_url) as connection:
+        pairs = queries.duplicate_pairs(connection, game, "heuristic", "random")
+        # Expected from the match documents: per deal, the heuristic's score in each seating.
+        by_deal: dict[int, list[float]] = {}
+        for match in queries.recent_matches(connection, tournament_id=rated, limit=1000):
+            seats = queries.match_detail(connection, match["id"])["seats"]
+            if {s["bot"] for s in seats} != {"heuristic", "random"}:
+                continue
+            mine, theirs = sorted(seats, key=lambda s: s["bot"] != "heuristic")
+            by_deal.setdefault(match["seed"], []).append(
+                1.0 if mine["rank"] < theirs["rank"] else 0.5 if mine["rank"] == theirs["rank"] else 0.0)
+        assert queries.duplicate_pairs(connection, game, "heuristic", "nobody") == []
+    assert len(pairs) == 3 and all(len(scores) == 2 for scores in by_deal.values())
+    assert sorted(g.outcome for g in pairs) == sorted(sum(s) / 2 for s in by_deal.values())
+    assert all(g.shared and g.candidate[i] + g.base[i] == 1 for g in pairs for i in (0, 1))
+
+
 def test_a_recording_chosen_as_a_deadlock_victim_is_recorded_again_not_replayed(pg_url, monkeypatch):
     """PostgreSQL breaks a lock cycle by rolling one transaction back. When that is the
     recording of finished matches, the recording is simply tried again: the match is recorded

@@ -1,9 +1,11 @@
 """The whole distributed arena with real processes: `arena serve` (gateway and services), a
 Celery worker (`arena worker`), PostgreSQL, Redis, and three SDK bot processes that register
-over gRPC and play a rated tournament across several games beside house bots."""
+over gRPC and play a rated tournament across several games beside house bots; and a bot's two
+versions tested against each other there (`Arena.StartTest`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +70,42 @@ def test_sdk_bots_play_a_rated_tournament_through_gateway_redis_and_a_celery_wor
         for summary in matches[:6]:
             detail = stub.GetMatch(arena_pb2.MatchRef(match_id=summary.match_id))
             assert {d.code for d in detail.decisions} - {"forced"} == {"ok"}, "no bot timed out or was refused"
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def test_a_bot_tests_its_versions_through_redis_and_a_celery_worker(arena_env, tmp_path):
+    """`Arena.StartTest` distributed: the server writes each batch, the Celery worker plays it
+    with the versions connected to the gateway through the Redis mailbox, and the verdict comes
+    back over `FollowTest`, unrated."""
+    processes = [spawn(arena_env, ARENA, "serve", log=tmp_path / "serve.log"),
+                 spawn(arena_env, ARENA, "worker", "--concurrency", "2", log=tmp_path / "worker.log")]
+    try:
+        channel = grpc.insecure_channel(arena_env["ARENA_GRPC_ADDRESS"])
+        grpc.channel_ready_future(channel).result(timeout=60)
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        first = stub.RegisterBot(arena_pb2.RegisterBotRequest(name="sdk-walker")).token
+        second = stub.RegisterVersion(arena_pb2.RegisterVersionRequest(),
+                                      metadata=(("authorization", f"Bearer {first}"),)).token
+        for name, token, module in (("v1", first, "arena_bot.examples.random_bot"), ("v2", second, "bots.house_bot")):
+            processes.append(spawn(arena_env | {"ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": arena_env["ARENA_GRPC_ADDRESS"]},
+                                   sys.executable, "-m", module, log=tmp_path / f"{name}.log"))
+        wait_until(lambda: all("connected as" in (tmp_path / f"{n}.log").read_text() for n in ("v1", "v2")),
+                   timeout=60, what="the bots to connect")
+        ref = stub.StartTest(arena_pb2.StartTestRequest(base="sdk-walker@1", candidate="sdk-walker@2", games=["durak"],
+                                                        elo1=50, max_groups=200),
+                             metadata=(("authorization", f"Bearer {second}"),))
+        last = list(stub.FollowTest(ref, timeout=200))[-1]
+        assert last.state == "done", (tmp_path / "serve.log").read_text()[-3000:]
+        report = json.loads(last.report_json)
+        assert report["verdict"] == "H1" and report["candidate"] == "sdk-walker-v2" and report["dropped"] == 0
+        assert not stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game="durak")).rows  # unrated
     finally:
         for process in processes:
             process.terminate()

@@ -281,3 +281,45 @@ class ChallengeRequest(_message.Message):
     move_deadline_ms: int
     time_bank_ms: int
     def __init__(self, game: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., move_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+
+class StartTestRequest(_message.Message):
+    __slots__ = ("base", "candidate", "games", "elo0", "elo1", "max_groups", "seed")
+    BASE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    ELO0_FIELD_NUMBER: _ClassVar[int]
+    ELO1_FIELD_NUMBER: _ClassVar[int]
+    MAX_GROUPS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    base: str
+    candidate: str
+    games: _containers.RepeatedScalarFieldContainer[str]
+    elo0: float
+    elo1: float
+    max_groups: int
+    seed: int
+    def __init__(self, base: _Optional[str] = ..., candidate: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., max_groups: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class TestRef(_message.Message):
+    __slots__ = ("test_id",)
+    TEST_ID_FIELD_NUMBER: _ClassVar[int]
+    test_id: str
+    def __init__(self, test_id: _Optional[str] = ...) -> None: ...
+
+class TestProgress(_message.Message):
+    __slots__ = ("test_id", "state", "groups", "llr", "lower", "upper", "report_json")
+    TEST_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    LLR_FIELD_NUMBER: _ClassVar[int]
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    REPORT_JSON_FIELD_NUMBER: _ClassVar[int]
+    test_id: str
+    state: str
+    groups: int
+    llr: float
+    lower: float
+    upper: float
+    report_json: str
+    def __init__(self, test_id: _Optional[str] = ..., state: _Optional[str] = ..., groups: _Optional[int] = ..., llr: _Optional[float] = ..., lower: _Optional[float] = ..., upper: _Optional[float] = ..., report_json: _Optional[str] = ...) -> None: ...

@@ -90,6 +90,16 @@ class ArenaStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.MatchRef.FromString,
                 _registered_method=True)
+        self.StartTest = channel.unary_unary(
+                '/arena.v1.Arena/StartTest',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StartTestRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.TestRef.FromString,
+                _registered_method=True)
+        self.FollowTest = channel.unary_stream(
+                '/arena.v1.Arena/FollowTest',
+                request_serializer=arena_dot_v1_dot_arena__pb2.TestRef.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.TestProgress.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -179,6 +189,21 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartTest(self, request, context):
+        """Bot: start a paired test of two bots (see StartTestRequest); returns at once.
+        bot
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FollowTest(self, request, context):
+        """Progress now, then after every batch until the test is over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +261,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.Challenge,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ChallengeRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.MatchRef.SerializeToString,
+            ),
+            'StartTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartTest,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StartTestRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.TestRef.SerializeToString,
+            ),
+            'FollowTest': grpc.unary_stream_rpc_method_handler(
+                    servicer.FollowTest,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.TestRef.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.TestProgress.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -536,6 +571,60 @@ class Arena:
             '/arena.v1.Arena/Challenge',
             arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.MatchRef.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Arena/StartTest',
+            arena_dot_v1_dot_arena__pb2.StartTestRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.TestRef.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FollowTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/arena.v1.Arena/FollowTest',
+            arena_dot_v1_dot_arena__pb2.TestRef.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.TestProgress.FromString,
             options,
             channel_credentials,
             insecure,

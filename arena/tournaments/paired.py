@@ -1,4 +1,4 @@
-"""Playing paired duplicate groups for ``arena test``: the rows of each batch written into one
+"""Paired duplicate groups for ``arena test``: the rows of each batch written into one
 unrated tournament of the test's own, played by the arena's own machinery (every core
 embedded, the Celery workers with Redis: ``workers.follow``), and read back from the store as
 scored groups (``arena.stats.groups``).
@@ -11,6 +11,7 @@ each in every seat in turn, the other seats held by the same field bots in the s
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,17 +42,24 @@ class Lineup:
     players: int
 
 
-def lineup(base: str, candidate: str, field: Sequence[str], players: int, game_names: Sequence[str]) -> Lineup:
-    """The bots of a test, each its own identity: a bot named twice (``random`` against
+def lineup(base: str, candidate: str, field: Sequence[str], players: int, game_names: Sequence[str],
+           external: Sequence[str] = ()) -> Lineup:
+    """The bots of a test, each its own identity: a house bot named twice (``random`` against
     ``random``) gets a second copy (``random-2``), so that each seat's results are its own.
-    Every bot must be a house bot of every game."""
+    Every bot must be a house bot of every game, or one of ``external`` (registered bots, by
+    their stored names, which the server has checked the caller may test)."""
     taken: set[str] = set()
 
     def own(name: str) -> str:
+        if name in external:
+            if name in taken:
+                raise BadInput(f"{name} cannot be tested against itself: name two versions")
+            taken.add(name)
+            return name
         stored = house_names.house_name(name)
         if stored is None:
-            raise BadInput(f"{name!r} is not a house bot: arena test plays house bots "
-                           f"({', '.join(sorted(house_names.strategies()))})")
+            raise BadInput(f"{name!r} is not a house bot ({', '.join(sorted(house_names.strategies()))}): "
+                           "a registered bot is tested on the server where it is connected (--address HOST:PORT)")
         strategy = stored.split("-", 1)[0]
         for game in game_names:
             if strategy not in house.bot_names(game):
@@ -93,15 +101,22 @@ class TestRun:
     key: bytes
 
 
+# The kind of a test's tournament (``Tournament.kind``).
+KIND = "test"
+
+
 def open_test(connection: Connection, lineup: Lineup, game_names: Sequence[str], seed: int, spec: dict) -> TestRun:
-    """The unrated tournament that holds a test's matches (``spec`` records the test)."""
+    """The unrated tournament that holds a test's matches (``spec`` records the test, with
+    the ids of its two bots and its state, ``running`` until ``end_test``)."""
     ids = {name: house_names.resolve(connection, name) for name in (lineup.base, lineup.candidate, *lineup.field)}
     key = new_deal_key()
     tournament_id = connection.execute(
         tournament_t.insert().values(
             name=f"test {lineup.candidate} against {lineup.base} in {', '.join(game_names)}",
-            status=TournamentStatus.RUNNING, rated=False, seed=seed, deal_key=key.hex(),
-            spec={"test": spec}, created_at=utcnow(),
+            kind=KIND, status=TournamentStatus.RUNNING, rated=False, seed=seed, deal_key=key.hex(),
+            spec={"test": {**spec, "base_id": ids[lineup.base], "candidate_id": ids[lineup.candidate],
+                           "state": RUNNING, "alive_at": time.time()}},
+            created_at=utcnow(),
         ).returning(tournament_t.c.id)
     ).scalar_one()
     return TestRun(tournament_id, ids[lineup.base], ids[lineup.candidate],
@@ -126,6 +141,67 @@ def write_batch(connection: Connection, run: TestRun, lineup: Lineup, game_names
     connection.execute(tournament_t.update().where(tournament_t.c.id == run.tournament_id)
                        .values(status=TournamentStatus.RUNNING, finished_at=None))
     return len(rows)
+
+
+# A test's states (``spec["test"]["state"]``): playing batches, or over with its report.
+RUNNING, DONE, STOPPED = "running", "done", "stopped"
+
+
+# A running test's player renews ``alive_at`` (seconds since the epoch) this often; a test
+# whose record is older than ``STALE`` seconds lost its player (its server stopped) and counts
+# as stopped, so that its bots may be tested again.
+HEARTBEAT = 30.0
+STALE = 4 * HEARTBEAT
+
+
+def running_tests(connection: Connection, bot_ids: Sequence[int], now: float | None = None) -> list[int]:
+    """The tests still playing in which any of ``bot_ids`` is A or B, by tournament id. One
+    whose player stopped renewing it (``STALE``) is marked stopped on the way."""
+    wanted = set(bot_ids)
+    if not wanted:
+        return []
+    now = time.time() if now is None else now
+    rows = connection.execute(sa.select(tournament_t.c.id, tournament_t.c.spec).where(tournament_t.c.kind == KIND)
+                              .order_by(tournament_t.c.id.desc()).limit(RECENT_TESTS)).all()
+    out = []
+    for row in rows:
+        test = (row.spec or {}).get("test", {})
+        if test.get("state") != RUNNING or not {test.get("base_id"), test.get("candidate_id")} & wanted:
+            continue
+        if stale(test, now):
+            record_progress(connection, int(row.id), state=STOPPED, stopped="its server stopped playing it")
+        else:
+            out.append(int(row.id))
+    return out
+
+
+def stale(test: dict, now: float | None = None) -> bool:
+    """Whether a running test's player has not renewed it for ``STALE`` seconds."""
+    now = time.time() if now is None else now
+    return test.get("state") == RUNNING and now - float(test.get("alive_at", 0.0)) > STALE
+
+
+# Tests looked at by ``running_tests``, newest first: tests start at a bounded rate, so a test
+# still running is among the recent ones.
+RECENT_TESTS = 1000
+
+
+def test_state(connection: Connection, tournament_id: int) -> dict | None:
+    """The test's record (its spec, ``progress`` and, once over, ``report``), or None when
+    ``tournament_id`` is no test."""
+    row = connection.execute(sa.select(tournament_t.c.kind, tournament_t.c.spec)
+                             .where(tournament_t.c.id == tournament_id)).first()
+    if row is None or row.kind != KIND:
+        return None
+    return dict(row.spec.get("test", {}))
+
+
+def record_progress(connection: Connection, tournament_id: int, **fields: object) -> None:
+    """Merge ``fields`` into the test's record (``state``, ``progress``, ``report``), which is
+    then alive as of now."""
+    spec = connection.execute(sa.select(tournament_t.c.spec).where(tournament_t.c.id == tournament_id)).scalar_one()
+    spec = {**spec, "test": {**spec.get("test", {}), "alive_at": time.time(), **fields}}
+    connection.execute(tournament_t.update().where(tournament_t.c.id == tournament_id).values(spec=spec))
 
 
 @dataclass
