@@ -6,13 +6,15 @@ from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
 from arena import metrics
-from arena.errors import first_line
+from arena.errors import ArenaError, first_line
+from arena.referee.analysis import AnalysisBudget
 from arena.settings import load
+from arena.store import analyses
 from arena.tournaments.play import play_and_record
 
 from .app import app
 from .outage import Outage, outage_seconds, ride_out
-from .send import PLAY_MATCHES
+from .send import ANALYSE_MATCH, PLAY_MATCHES
 
 log = get_task_logger(__name__)
 
@@ -52,3 +54,14 @@ def play_matches(match_ids: list[int]) -> int:
         log.error("matches %s given up: %s; they stay pending until `arena tournament run` sends them again",
                   match_ids, error)
         return 0
+
+
+@app.task(name=ANALYSE_MATCH)
+def analyse_match(match_id: int, seat: int, worlds: int, decisions: int) -> None:
+    """Compute and keep the analysis of ``seat`` in the finished ``match_id`` (nothing when
+    it is kept already). A refusal (the match unknown, not finished or sealed again, no such
+    seat) is logged: the asker was answered when it asked, and may ask again."""
+    try:
+        analyses.analyse_match(match_id, seat, AnalysisBudget(worlds=worlds, decisions=decisions))
+    except ArenaError as error:
+        log.warning("analysis of match %s seat %s refused: %s", match_id, seat, first_line(error))

@@ -76,6 +76,12 @@ class AnalysisBudget:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @staticmethod
+    def from_settings(settings: Any) -> AnalysisBudget:
+        """The budget the settings ask for (``analysis_worlds``, ``analysis_decisions``: the
+        arena's settings or the server's view of them)."""
+        return AnalysisBudget(worlds=settings.analysis_worlds, decisions=settings.analysis_decisions)
+
 
 class Analyst(SearchBot):
     """The ``search`` bot's evaluation scored on the one scale, remembering every seat's

@@ -281,3 +281,19 @@ class ChallengeRequest(_message.Message):
     move_deadline_ms: int
     time_bank_ms: int
     def __init__(self, game: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., move_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+
+class AnalyseMatchRequest(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class AnalysisReply(_message.Message):
+    __slots__ = ("status", "analysis_json")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ANALYSIS_JSON_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    analysis_json: str
+    def __init__(self, status: _Optional[str] = ..., analysis_json: _Optional[str] = ...) -> None: ...
