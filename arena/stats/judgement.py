@@ -6,7 +6,9 @@ The model, to check by hand:
   ``(N - rank) / (N - 1)``, a tie counting as the mean of the places it spans. Two players: a
   win is 1, a draw 0.5, a loss 0 (the win probability); more: 1 for first, 0 for last.
 - **Interval.** An action's value is the mean of its results over K sampled deals; its 95 %
-  interval is ``mean ± 1.96 · s / √K`` (normal approximation, ``s`` the sample deviation).
+  interval is ``mean ± t · s / √K``, ``s`` the sample deviation and ``t`` Student's 97.5 %
+  quantile with K − 1 degrees of freedom (1.96 for many deals; wider for few, where the
+  normal one would call too much of the luck a mistake).
   The loss of the chosen action is the mean of the paired differences *best − chosen* over
   the same deals (common random numbers), with the interval of those differences: the luck of
   a deal that both actions meet cancels out of it.
@@ -27,6 +29,9 @@ from math import fsum
 
 # The 95 % two-sided normal quantile.
 Z95 = 1.959963984540054
+# Student's t 97.5 % quantiles for 1 to 30 degrees of freedom (any statistics table).
+T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 # (mark, least loss in percentage points), the worst first.
 MARKS: tuple[tuple[str, float], ...] = (("blunder", 15.0), ("mistake", 10.0), ("inaccuracy", 5.0))
@@ -48,13 +53,24 @@ def rank_score(ranks: Sequence[int], seat: int) -> float:
     return (players - place) / (players - 1)
 
 
+def t95(freedom: int) -> float:
+    """Student's t 97.5 % quantile with ``freedom`` degrees of freedom: the table up to 30,
+    then the Cornish-Fisher expansion around the normal quantile (within 0.001 there)."""
+    if freedom < 1:
+        raise ValueError("at least one degree of freedom")
+    if freedom <= len(T95):
+        return T95[freedom - 1]
+    z = Z95
+    return z + (z**3 + z) / (4 * freedom) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * freedom**2)
+
+
 def mean_interval(values: Sequence[float]) -> tuple[float, float]:
     """``(mean, half-width of its 95 % interval)`` of ``values`` (at least two)."""
     if len(values) < 2:
         raise ValueError("an interval needs at least two values")
     mean = fsum(values) / len(values)
     spread = fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
-    return mean, Z95 * math.sqrt(spread / len(values))
+    return mean, t95(len(values) - 1) * math.sqrt(spread / len(values))
 
 
 def mark(loss: float, half_width: float) -> str | None:

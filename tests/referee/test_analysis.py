@@ -14,7 +14,7 @@ from arena.referee import analysis
 from arena.referee.match import play_match
 from arena.referee.players import HousePlayer
 from arena.referee.transcript import Decision, replay
-from arena.stats.judgement import Z95
+from arena.stats.judgement import t95
 
 GAME = "crazy_eights"
 BUDGET = analysis.AnalysisBudget(worlds=12, actions=10)
@@ -80,7 +80,7 @@ def test_values_agree_with_a_search_done_by_hand_on_a_small_position() -> None:
     assert [r["action"] for r in judged["actions"]] == sorted(hand)
     for row in judged["actions"]:
         values = hand[row["action"]]
-        half = Z95 * statistics.stdev(values) / len(values) ** 0.5
+        half = t95(len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
         assert row["value"] == pytest.approx(means[row["action"]], abs=1e-4)
         assert row["low"] == pytest.approx(means[row["action"]] - half, abs=1e-4)
         assert row["high"] == pytest.approx(means[row["action"]] + half, abs=1e-4)
@@ -89,7 +89,7 @@ def test_values_agree_with_a_search_done_by_hand_on_a_small_position() -> None:
     assert judged["chosen"] == decision.action
     diffs = [b - c for b, c in zip(hand[judged["best"]], hand[decision.action], strict=True)]
     assert judged["loss"] == pytest.approx(100 * (best - means[decision.action]), abs=0.01)
-    assert judged["loss_half"] == pytest.approx(100 * Z95 * statistics.stdev(diffs) / len(diffs) ** 0.5, abs=0.01)
+    assert judged["loss_half"] == pytest.approx(100 * t95(len(diffs) - 1) * statistics.stdev(diffs) / len(diffs) ** 0.5, abs=0.01)
     # Two players: the seat's expected score and the other's add up to one.
     assert judged["expected"][0] == pytest.approx(means[decision.action], abs=1e-4)
     assert sum(judged["expected"]) == pytest.approx(1.0, abs=2e-4)

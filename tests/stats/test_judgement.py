@@ -20,11 +20,11 @@ def test_rank_score_is_win_probability_for_two_and_rank_score_for_more(ranks: li
     assert judgement.rank_score(ranks, seat) == pytest.approx(score)
 
 
-def test_interval_is_the_normal_95_percent_interval_of_the_mean() -> None:
-    # Worked by hand: mean 0.5, sample deviation sqrt(1/3), n = 4.
+def test_interval_is_students_95_percent_interval_of_the_mean() -> None:
+    # Worked by hand: mean 0.5, sample deviation sqrt(1/3), n = 4, t(3) = 3.182.
     mean, half = judgement.mean_interval([0.0, 1.0, 0.0, 1.0])
     assert mean == 0.5
-    assert half == pytest.approx(1.959964 * math.sqrt(1 / 3) / 2, rel=1e-6)
+    assert half == pytest.approx(3.182 * math.sqrt(1 / 3) / 2, rel=1e-6)
     assert judgement.mean_interval([0.25, 0.25, 0.25]) == (0.25, 0.0)
     with pytest.raises(ValueError):
         judgement.mean_interval([1.0])
@@ -50,3 +50,15 @@ def test_accuracy_follows_the_lichess_curve() -> None:
                                                             + judgement.decision_accuracy(10.0)) / 2)
     losses = [judgement.decision_accuracy(d) for d in (0, 1, 5, 10, 20, 50)]
     assert losses == sorted(losses, reverse=True)
+
+
+def test_the_t_quantile_meets_the_table_and_tends_to_the_normal_one() -> None:
+    assert judgement.t95(1) == 12.706 and judgement.t95(30) == 2.042
+    # Published values beyond the table: 40, 60, 120 degrees of freedom.
+    for freedom, published in ((40, 2.021), (60, 2.000), (120, 1.980)):
+        assert judgement.t95(freedom) == pytest.approx(published, abs=1e-3)
+    assert judgement.t95(10**6) == pytest.approx(judgement.Z95, abs=1e-5)
+    quantiles = [judgement.t95(f) for f in range(1, 200)]
+    assert quantiles == sorted(quantiles, reverse=True)
+    with pytest.raises(ValueError):
+        judgement.t95(0)
