@@ -35,10 +35,11 @@ class Busy(Exception):
     """As many analyses as the server allows are waiting or running."""
 
 
-def compute(match_id: int, seat: int, worlds: int, decisions: int) -> None:
-    """In a process of the embedded pool: compute and keep one analysis."""
+def compute(match_id: int, seat: int, budget: dict[str, Any]) -> None:
+    """In a process of the embedded pool: compute and keep one analysis (``budget``:
+    ``AnalysisBudget.to_json``)."""
     try:
-        analyse_match(match_id, seat, AnalysisBudget(worlds=worlds, decisions=decisions))
+        analyse_match(match_id, seat, AnalysisBudget(**budget))
     except ArenaError as error:
         log.warning("analysis of match %s seat %s refused: %s", match_id, seat, first_line(error))
 
@@ -86,7 +87,7 @@ class Analyses:
 
     def _run(self, match_id: int, seat: int) -> None:
         config = load()
-        args = (match_id, seat, self.budget.worlds, self.budget.decisions)
+        args = (match_id, seat, self.budget.to_json())
         if not config.embedded:
             if self.app is None:
                 # Made when first needed: a server that is never asked starts no Celery app.

@@ -114,8 +114,8 @@ class Sender:
         self.app.close()
 
 
-def send_analysis(app: Celery, match_id: int, seat: int, worlds: int, decisions: int, seconds: float) -> None:
-    """Ask the workers for the analysis of ``seat`` in the finished ``match_id`` with that
-    budget, stopped past ``seconds``."""
-    app.send_task(ANALYSE_MATCH, args=(match_id, seat, worlds, decisions), queue=load().queue,
+def send_analysis(app: Celery, match_id: int, seat: int, budget: dict[str, Any], seconds: float) -> None:
+    """Ask the workers for the analysis of ``seat`` in the finished ``match_id`` under
+    ``budget`` (``AnalysisBudget.to_json``), stopped past ``seconds``."""
+    app.send_task(ANALYSE_MATCH, args=(match_id, seat, budget), queue=load().queue,
                   time_limit=seconds + 30, soft_time_limit=seconds)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
@@ -57,11 +59,11 @@ def play_matches(match_ids: list[int]) -> int:
 
 
 @app.task(name=ANALYSE_MATCH)
-def analyse_match(match_id: int, seat: int, worlds: int, decisions: int) -> None:
-    """Compute and keep the analysis of ``seat`` in the finished ``match_id`` (nothing when
-    it is kept already). A refusal (the match unknown, not finished or sealed again, no such
+def analyse_match(match_id: int, seat: int, budget: dict[str, Any]) -> None:
+    """Compute and keep the analysis of ``seat`` in the finished ``match_id`` under ``budget``
+    (``AnalysisBudget.to_json``; nothing when it is kept already). A refusal (the match unknown, not finished or sealed again, no such
     seat) is logged: the asker was answered when it asked, and may ask again."""
     try:
-        analyses.analyse_match(match_id, seat, AnalysisBudget(worlds=worlds, decisions=decisions))
+        analyses.analyse_match(match_id, seat, AnalysisBudget(**budget))
     except ArenaError as error:
         log.warning("analysis of match %s seat %s refused: %s", match_id, seat, first_line(error))

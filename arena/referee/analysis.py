@@ -51,16 +51,20 @@ class AnalysisBudget:
     """How much one analysis may cost: ``worlds`` sampled deals per decision (at least 2, for
     an interval), at most ``actions`` legal actions valued per decision, at most ``decisions``
     decisions judged, playouts of at most ``depth`` plies (None: to the end of the match;
-    a playout cut short is scored by the game's standings at that point)."""
+    a playout cut short is scored by the game's standings at that point), ``confirm`` fresh
+    deals on which a loss that would be marked is measured again (see ``judge``)."""
 
     worlds: int = 24
     actions: int = 10
     decisions: int = 120
     depth: int | None = None
+    confirm: int = 96
 
     def __post_init__(self) -> None:
         if not 2 <= self.worlds <= 1000:
             raise BadAnalysis("worlds must be between 2 and 1000")
+        if not 2 <= self.confirm <= 10_000:
+            raise BadAnalysis("confirm must be between 2 and 10000")
         if not 2 <= self.actions <= 100:
             raise BadAnalysis("actions must be between 2 and 100")
         if not 1 <= self.decisions <= 10_000:
@@ -71,7 +75,7 @@ class AnalysisBudget:
     @property
     def key(self) -> str:
         """The budget in a few characters: an analysis is stored under it."""
-        return f"w{self.worlds}-a{self.actions}-d{self.decisions}-p{self.depth or 'end'}"
+        return f"w{self.worlds}-a{self.actions}-d{self.decisions}-p{self.depth or 'end'}-c{self.confirm}"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +84,8 @@ class AnalysisBudget:
     def from_settings(settings: Any) -> AnalysisBudget:
         """The budget the settings ask for (``analysis_worlds``, ``analysis_decisions``: the
         arena's settings or the server's view of them)."""
-        return AnalysisBudget(worlds=settings.analysis_worlds, decisions=settings.analysis_decisions)
+        return AnalysisBudget(worlds=settings.analysis_worlds, decisions=settings.analysis_decisions,
+                              confirm=4 * settings.analysis_worlds)
 
 
 class Analyst(SearchBot):
@@ -131,26 +136,42 @@ def valued_actions(state: State, seat: int, chosen: str, analyst: Analyst, rng: 
 
 
 def judge(state: State, seat: int, chosen: str, analyst: Analyst, rng: random.Random,
-          worlds: int) -> dict[str, Any]:
+          budget: AnalysisBudget) -> dict[str, Any]:
     """One decision of ``seat`` at the true ``state``: each action's value and interval, the
     best action, the chosen action's loss (percentage points, with its half-width) and mark,
-    and every seat's expected score after the chosen action."""
+    and every seat's expected score after the chosen action.
+
+    Select, then confirm: the best action is the best of several noisy means, and a loss that
+    passes a band partly passes it by luck, so a loss measured on the deals that chose the best
+    action and flagged the loss is inflated (by half on average, ``bench analysis`` found).
+    A decision whose first loss would be marked is measured again on ``budget.confirm`` fresh
+    deals, the best action against the chosen one alone; that loss, its interval and its mark
+    are the ones given (``confirmed``)."""
     actions = valued_actions(state, seat, chosen, analyst, rng)
     sample = state.resample_hidden(seat, rng)
-    values = analyst.values(sample, actions, worlds, rng)
+    values = analyst.values(sample, actions, budget.worlds, rng)
     rows = []
     for action in actions:
         mean, half = judgement.mean_interval(values[action])
         rows.append({"action": action, "value": round(mean, PLACES), "low": round(mean - half, PLACES),
                      "high": round(mean + half, PLACES)})
     best = max(actions, key=lambda a: (fsum(values[a]), a == chosen, a))
-    diffs = [b - c for b, c in zip(values[best], values[chosen], strict=True)]
-    loss, half = judgement.mean_interval(diffs)
-    loss_pp, half_pp = round(100 * loss, 2), round(100 * half, 2)
     after = analyst.every_seat[chosen]
     expected = [round(fsum(run[s] for run in after) / len(after), PLACES) for s in range(len(after[0]))]
-    return {"chosen": chosen, "best": best, "actions": rows, "loss": loss_pp, "loss_half": half_pp,
-            "mark": judgement.mark(loss_pp, half_pp), "expected": expected}
+    loss, half = paired_loss(values[best], values[chosen])
+    confirmed = best != chosen and judgement.mark(loss, half) is not None
+    if confirmed:
+        again = analyst.values(state.resample_hidden(seat, rng), [best, chosen], budget.confirm, rng)
+        loss, half = paired_loss(again[best], again[chosen])
+    return {"chosen": chosen, "best": best, "actions": rows, "loss": loss, "loss_half": half,
+            "mark": judgement.mark(loss, half), "confirmed": confirmed, "expected": expected}
+
+
+def paired_loss(best: list[float], chosen: list[float]) -> tuple[float, float]:
+    """The loss of ``chosen`` against ``best`` in percentage points, with the half-width of its
+    95 % interval, from their results on the same deals."""
+    loss, half = judgement.mean_interval([b - c for b, c in zip(best, chosen, strict=True)])
+    return round(100 * loss, 2), round(100 * half, 2)
 
 
 def analyse(transcript: dict[str, Any], seat: int, match_id: int, budget: AnalysisBudget,
@@ -179,8 +200,7 @@ def analyse(transcript: dict[str, Any], seat: int, match_id: int, budget: Analys
             truncated[0] = True
             return
         decision = rows[at]
-        found = judge(state, seat, decision.action, analyst, world_rng(match_id, seat, decision.turn, budget),
-                      budget.worlds)
+        found = judge(state, seat, decision.action, analyst, world_rng(match_id, seat, decision.turn, budget), budget)
         judged.append({"index": at, "turn": decision.turn} | found)
         if progress is not None:
             progress(len(judged))

@@ -48,7 +48,7 @@ class Refused(ArenaError):
 
 def budget(settings: WebSettings) -> AnalysisBudget:
     """The budget whose analyses the web face shows (the server's: ``ARENA_ANALYSIS_*``)."""
-    return AnalysisBudget(worlds=settings.analysis_worlds, decisions=settings.analysis_decisions)
+    return AnalysisBudget.from_settings(settings)
 
 
 def kept(url: str | None, match_id: int, seat: int, settings: WebSettings) -> dict[str, Any]:

@@ -58,7 +58,7 @@ def test_an_analysis_is_queued_computed_apart_and_then_served_as_kept(arena: are
                poll=0.5, what="the analysis")
     analysis = json.loads(replies[-1].analysis_json)
     assert analysis["seat"] == 0 and analysis["game"] == GAME
-    assert analysis["budget"] == {"worlds": 4, "actions": 10, "decisions": 6, "depth": None}
+    assert analysis["budget"] == {"worlds": 4, "actions": 10, "decisions": 6, "depth": None, "confirm": 16}
     assert 1 <= len(analysis["decisions"]) <= 6
     for decision in analysis["decisions"]:
         assert decision["best"] in [a["action"] for a in decision["actions"]]
