@@ -17,6 +17,9 @@ score for more); so are the marks, the intervals and the accuracy.
 - Past ``AnalysisBudget.actions`` legal actions, the chosen one, the heuristic's choice and a
   seeded draw of the others are valued.
 - Past ``AnalysisBudget.decisions`` judged decisions the analysis stops (``truncated``).
+- A loss that would be marked is measured again on ``AnalysisBudget.confirm`` fresh deals
+  before it is given (``judge``): the selection of the best action and of the marked losses
+  would otherwise inflate it.
 
 The same transcript, seat, match id and budget give the same JSON, byte for byte.
 """

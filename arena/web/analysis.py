@@ -11,10 +11,10 @@ and its one disclosure check: a sealed match has no analysis to show (404, as it
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import grpc
+from arena_bot import sdk
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.errors import ArenaError, NotFound
@@ -92,7 +92,7 @@ def retry_after(error: grpc.RpcError) -> str | None:
 
 
 def _channel(settings: WebSettings) -> grpc.Channel:
-    if settings.arena_tls_cert:
-        roots = Path(settings.arena_tls_cert).read_bytes()
-        return grpc.secure_channel(settings.arena_address, grpc.ssl_channel_credentials(roots))
-    return grpc.insecure_channel(settings.arena_address)
+    """A channel to the Arena service: the SDK's ``Connection``, the one home of channels to
+    the server, trusting the server's own certificate when it serves TLS."""
+    return sdk.Connection(address=settings.arena_address, token="", tls_ca=settings.arena_tls_cert,
+                          tls=False).blocking_channel()
