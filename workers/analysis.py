@@ -36,8 +36,10 @@ class Busy(Exception):
 
 
 def compute(match_id: int, seat: int, budget: dict[str, Any]) -> None:
-    """In a process of the embedded pool: compute and keep one analysis (``budget``:
-    ``AnalysisBudget.to_json``)."""
+    """Compute and keep one analysis (``budget``: ``AnalysisBudget.to_json``), in a Celery
+    task or a process of the embedded pool. A refusal (the match unknown, not finished or
+    sealed again, no such seat) is logged: the asker was answered when it asked, and may ask
+    again."""
     try:
         analyse_match(match_id, seat, AnalysisBudget(**budget))
     except ArenaError as error:

@@ -8,12 +8,11 @@ from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
 from arena import metrics
-from arena.errors import ArenaError, first_line
-from arena.referee.analysis import AnalysisBudget
+from arena.errors import first_line
 from arena.settings import load
-from arena.store import analyses
 from arena.tournaments.play import play_and_record
 
+from .analysis import compute
 from .app import app
 from .outage import Outage, outage_seconds, ride_out
 from .send import ANALYSE_MATCH, PLAY_MATCHES
@@ -61,9 +60,5 @@ def play_matches(match_ids: list[int]) -> int:
 @app.task(name=ANALYSE_MATCH)
 def analyse_match(match_id: int, seat: int, budget: dict[str, Any]) -> None:
     """Compute and keep the analysis of ``seat`` in the finished ``match_id`` under ``budget``
-    (``AnalysisBudget.to_json``; nothing when it is kept already). A refusal (the match unknown, not finished or sealed again, no such
-    seat) is logged: the asker was answered when it asked, and may ask again."""
-    try:
-        analyses.analyse_match(match_id, seat, AnalysisBudget(**budget))
-    except ArenaError as error:
-        log.warning("analysis of match %s seat %s refused: %s", match_id, seat, first_line(error))
+    (``AnalysisBudget.to_json``; nothing when it is kept already): ``workers.analysis.compute``."""
+    compute(match_id, seat, budget)
