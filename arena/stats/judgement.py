@@ -27,6 +27,8 @@ import math
 from collections.abc import Sequence
 from math import fsum
 
+from . import groups
+
 # The 95 % two-sided normal quantile.
 Z95 = 1.959963984540054
 # Student's t 97.5 % quantiles for 1 to 30 degrees of freedom (any statistics table).
@@ -49,8 +51,7 @@ def rank_score(ranks: Sequence[int], seat: int) -> float:
         return 1.0
     mine = ranks[seat]
     tied = sum(1 for r in ranks if r == mine)
-    place = mine + (tied - 1) / 2
-    return (players - place) / (players - 1)
+    return groups.rank_score(mine + (tied - 1) / 2, players)
 
 
 def t95(freedom: int) -> float:
