@@ -22,6 +22,7 @@ from .jsonout import add_json_flag, print_json
 # How often and how long ``analyse --address`` asks the server again while its workers compute.
 POLL_SECONDS = 1.0
 WAIT_SECONDS = 3600.0
+PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -142,7 +143,7 @@ def ask_server(args: argparse.Namespace, match_id: int) -> dict[str, Any]:
 def described(match_id: int, found: dict[str, Any]) -> list[str]:
     """The analysis for people: the summary, then one line per judged decision."""
     summary = found["summary"]
-    marks = ", ".join(f"{count} {name}{'s' if count != 1 else ''}" for name, count in summary["marks"].items())
+    marks = ", ".join(f"{count} {name if count == 1 else PLURALS[name]}" for name, count in summary["marks"].items())
     lines = [f"match {match_id}, seat {found['seat']} ({found['game']}, {found['scale']}, budget {found['key']}): "
              f"{summary['decisions']} decisions judged, average loss {summary['average_loss']:.1f} points, "
              f"accuracy {summary['accuracy']:.1f}; {marks}" + (" (cut short)" if found["truncated"] else "")]

@@ -10,6 +10,7 @@
 
   var COLOURS = ["#1d4e89", "#c0392b", "#27813e", "#8e44ad", "#d35400", "#16a085"];
   var SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  var PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
   var POLL_MS = 2000, POLL_LIMIT = 300;
   var SVG = "http://www.w3.org/2000/svg";
   var ui = {
@@ -91,7 +92,7 @@
   function draw(analysis) {
     shown = analysis;
     var s = analysis.summary, marks = Object.keys(s.marks).map(function (name) {
-      return s.marks[name] + " " + name + (s.marks[name] === 1 ? "" : name === "inaccuracy" ? "" : "s");
+      return s.marks[name] + " " + (s.marks[name] === 1 ? name : PLURALS[name]);
     });
     ui.summary.textContent = "Seat " + analysis.seat + " (" + analysis.scale + "): " + s.decisions +
       " decisions judged, average loss " + s.average_loss.toFixed(1) + " points, accuracy " +
