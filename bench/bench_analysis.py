@@ -39,7 +39,7 @@ TABLES = (2, 3)
 FRESH = 48  # fresh deals per marked decision
 GOAL = 0.20
 FIRST_SEED = 70_000
-CHUNK = 16  # matches handed out at a time, between two looks at the count
+CHUNK = 16  # matches handed out at a time, between two looks at the count (and a running figure)
 
 
 def positions(transcript: dict[str, Any], wanted: set[int]) -> dict[int, State]:
@@ -102,6 +102,8 @@ def main() -> None:
             for found in pool.imap_unordered(one_match, jobs):
                 rows.extend(found)
             matches += len(jobs)
+            if rows:  # a running figure: a long run on a busy machine can be read before its end
+                print(f"  after {matches} matches: {ratio(rows)}", flush=True)
     predicted = fsum(r["predicted"] for r in rows)
     measured = fsum(r["measured"] for r in rows)
     overall = measured / predicted
