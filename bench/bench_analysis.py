@@ -20,6 +20,10 @@ heuristic, as the analysis does.
 shared cores: a marked decision is rare, about one in ten matches; a running figure is printed
 as it goes);
 ``BENCH_ANALYSIS_QUICK=1`` stops at 60 marked decisions (about two minutes).
+
+Measured (1,000 marked decisions, 7,392 matches, 27 minutes on two shared cores): measured /
+predicted 0.955 (inaccuracies 0.954, mistakes 0.941, blunders 0.957; two seats 0.963, three
+0.934); the baseline, the unconfirmed first losses of the 1,941 flagged decisions, 0.547.
 """
 
 from __future__ import annotations
