@@ -264,6 +264,26 @@ class ArenaSettings(BaseSettings):
     search_rollout: Literal["heuristic", "random"] | None = Field(default=None,
         description="Play in the search bot's playouts (default `heuristic`).")
 
+    # Analyses of finished matches (``arena.referee.analysis``): asked for by anyone, run away
+    # from the loop that times moves (a Celery worker, or a process of the server's own when
+    # embedded), bounded in work, time and rate.
+    analysis_worlds: int = Field(default=24, ge=2, le=1000,
+        description="Sampled deals on which every legal action of a decision is valued when a match is "
+                    "analysed (more: narrower intervals, more marks given, longer to compute).")
+    analysis_decisions: int = Field(default=120, ge=1, le=10_000,
+        description="Decisions with a choice judged in one analysis; past it the analysis stops and says "
+                    "it was cut short.")
+    analysis_seconds: float = Field(default=600.0, gt=0, le=86_400,
+        description="Wall-clock bound of one analysis; past it the work is stopped and it may be asked for "
+                    "again.")
+    analysis_per_minute: int = Field(default=6, ge=0, le=10_000,
+        description="Analyses one bot (by its token) or one anonymous peer address may ask to be computed in "
+                    "any minute (a kept analysis is served without counting); past it, `RESOURCE_EXHAUSTED`. "
+                    "`0` = no limit.")
+    analysis_queue: int = Field(default=16, ge=1, le=10_000,
+        description="Analyses one server may have waiting or running at once; past it a new one gets "
+                    "`RESOURCE_EXHAUSTED`.")
+
     @model_validator(mode="before")
     @classmethod
     def _empty_is_unset(cls, values: Any) -> Any:

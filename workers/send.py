@@ -25,6 +25,8 @@ from arena.store.statuses import MatchStatus
 
 # The task that plays matches, as workers of every version know it (``workers.tasks``).
 PLAY_MATCHES = "arena.play_matches"
+# The task that analyses one seat of a finished match (``workers.tasks.analyse_match``).
+ANALYSE_MATCH = "arena.analyse_match"
 
 
 def batches(ids: Sequence[int], size: int) -> list[list[int]]:
@@ -110,3 +112,10 @@ class Sender:
 
     def close(self) -> None:
         self.app.close()
+
+
+def send_analysis(app: Celery, match_id: int, seat: int, budget: dict[str, Any], seconds: float) -> None:
+    """Ask the workers for the analysis of ``seat`` in the finished ``match_id`` under
+    ``budget`` (``AnalysisBudget.to_json``), stopped past ``seconds``."""
+    app.send_task(ANALYSE_MATCH, args=(match_id, seat, budget), queue=load().queue,
+                  time_limit=seconds + 30, soft_time_limit=seconds)

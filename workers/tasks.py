@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery.utils.log import get_task_logger
 from sqlalchemy.exc import DBAPIError
 
@@ -10,9 +12,10 @@ from arena.errors import first_line
 from arena.settings import load
 from arena.tournaments.play import play_and_record
 
+from .analysis import compute
 from .app import app
 from .outage import Outage, outage_seconds, ride_out
-from .send import PLAY_MATCHES
+from .send import ANALYSE_MATCH, PLAY_MATCHES
 
 log = get_task_logger(__name__)
 
@@ -52,3 +55,10 @@ def play_matches(match_ids: list[int]) -> int:
         log.error("matches %s given up: %s; they stay pending until `arena tournament run` sends them again",
                   match_ids, error)
         return 0
+
+
+@app.task(name=ANALYSE_MATCH)
+def analyse_match(match_id: int, seat: int, budget: dict[str, Any]) -> None:
+    """Compute and keep the analysis of ``seat`` in the finished ``match_id`` under ``budget``
+    (``AnalysisBudget.to_json``; nothing when it is kept already): ``workers.analysis.compute``."""
+    compute(match_id, seat, budget)

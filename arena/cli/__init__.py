@@ -64,6 +64,8 @@ EXAMPLES: dict[str, list[str]] = {
     "tournament cancel": ["arena tournament cancel 1", "arena tournament cancel 1 --json"],
     "leaderboard": ["arena leaderboard crazy_eights --limit 10", "arena leaderboard durak --json"],
     "match show": ["arena match show 42", "arena match show 42 --json"],
+    "match analyse": ["arena match analyse 42 --seat 0", "arena match analyse 42 --seat 1 --json",
+                      "arena match analyse 42 --seat 0 --address 127.0.0.1:50051"],
     "ratings recompute": ["arena ratings recompute --check", "arena ratings recompute",
                           "arena ratings recompute --check --json"],
     "worker": ["arena worker --concurrency 4 --metrics-port 9808",

@@ -199,6 +199,18 @@ class SearchBot(HouseBot):
             return self.halving(sample, actions, guess, rng)
         worlds = max(1, self.budget.iterations // len(actions))
         stop = None if self.budget.ms is None else time.perf_counter() + self.budget.ms / 1000
+        values = self.values(sample, actions, worlds, rng, stop)
+        best = max(actions, key=lambda a: (fsum(values[a]), a == guess, a))
+        if guess is None or best == guess:
+            return best
+        return best if self.departs(values[best], values[guess]) else guess
+
+    def values(self, sample: State, actions: list[str], worlds: int, rng: random.Random,
+               stop: float | None = None) -> dict[str, list[float]]:
+        """Each of ``actions``' value world by world: ``sample`` first, then ``worlds - 1``
+        more worlds this seat cannot tell from it, every action meeting the same worlds and
+        the same playout seed in each (common random numbers, so differences are paired).
+        ``stop``: a ``perf_counter`` time past which no further world is dealt."""
         values: dict[str, list[float]] = {a: [] for a in actions}
         world = sample
         for index in range(worlds):
@@ -209,10 +221,7 @@ class SearchBot(HouseBot):
             playout_seed = rng.getrandbits(62)
             for action in actions:
                 values[action].append(self.playout(world, action, playout_seed))
-        best = max(actions, key=lambda a: (fsum(values[a]), a == guess, a))
-        if guess is None or best == guess:
-            return best
-        return best if self.departs(values[best], values[guess]) else guess
+        return values
 
     def halving(self, sample: State, actions: list[str], guess: str | None, rng: random.Random) -> str:
         """``search`` by sequential halving: round after round every surviving candidate

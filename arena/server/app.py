@@ -4,6 +4,7 @@ reflection, limits and optional TLS, and a graceful shutdown that reports NOT_SE
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ class RunningServer:
     services: list[str]
     background: list[asyncio.Task[None]] = field(default_factory=list)  # e.g. the revocation watcher
     rules_pool: RulesPool | None = None  # the Rules service's worker processes
+    closing: list[Callable[[], None]] = field(default_factory=list)  # run once the calls have ended
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health says NOT_SERVING at once, calls in flight get ``grace``."""
@@ -47,6 +49,8 @@ class RunningServer:
             await asyncio.wait(others, timeout=HANDLERS_GRACE)
         if self.rules_pool is not None:
             await asyncio.to_thread(self.rules_pool.close)
+        for close in self.closing:
+            await asyncio.to_thread(close)
 
 
 HANDLERS_GRACE = 8.0  # seconds the cancelled calls' cleanup may take at shutdown (the gateway's is 6)

@@ -19,19 +19,21 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena import games
 from arena.clock import Clock
-from arena.errors import BadInput
+from arena.errors import BadInput, NotFound
 from arena.games import BadOptions
 from arena.ratelimit import RateLimiter, Unavailable, per_minute
 from arena.referee import consent, external
+from arena.referee.analysis import AnalysisBudget
 from arena.referee.gateway import bearer_token, peer_address
 from arena.referee.transcript import Decision
 from arena.settings import load as load_settings
 from arena.stats import sprt
-from arena.store import bot_tokens, db, disclosure, queries, versions
+from arena.store import analyses, bot_tokens, db, disclosure, queries, versions
 from arena.store.statuses import MatchStatus, TournamentStatus
 from arena.tournaments import paired
 from arena.tournaments import service as tournaments
 from arena.tournaments.limits import check_challenge_clock
+from workers.analysis import Analyses, Busy
 
 from . import challenge, sessions, version_tests
 from .access import Access
@@ -60,6 +62,14 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         # Challenges per bot and minute, counted in the mailbox's Redis when distributed.
         self.challenge_rate = RateLimiter(per_minute(settings.challenges_per_minute), redis_url=config.redis_url,
                                           prefix=config.mailbox_prefix)
+        # Analyses asked to be computed, per bot or anonymous peer address; where they run.
+        self.analysis_rate = RateLimiter(per_minute(settings.analysis_per_minute))
+        self.analyses = Analyses(AnalysisBudget.from_settings(settings), settings.analysis_seconds,
+                                 settings.analysis_queue)
+
+    def close(self) -> None:
+        """Stop what the service started (the embedded analyses' process)."""
+        self.analyses.close()
 
     async def _count_read(self, context: Any) -> None:
         """Count one read against the caller's address (``ARENA_READ_RATE``); past the rate the
@@ -386,6 +396,40 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"at most {self.settings.challenges_per_minute} challenges a minute: "
                                 f"try again in {wait} s")
+
+    async def AnalyseMatch(self, request: arena_pb2.AnalyseMatchRequest, context: Any) -> arena_pb2.AnalysisReply:
+        """The kept analysis, or one queued for a worker (counted against the caller's rate:
+        its bot, or its address when anonymous). Never computed here: it runs game code for
+        minutes."""
+        await self._count_read(context)
+        match_id = await self._id(request.match_id, "match", context)
+        seat = int(request.seat)
+        budget = self.analyses.budget
+        try:
+            found = await self._db(lambda c: analyses.lookup(c, match_id, seat, budget), read=True)
+        except NotFound:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        except analyses.Sealed as error:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, brief(str(error)))
+        except BadInput as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
+        if found is not None:
+            return arena_pb2.AnalysisReply(status="done", analysis_json=json.dumps(found, sort_keys=True))
+        if (match_id, seat) in self.analyses:
+            return arena_pb2.AnalysisReply(status="queued")
+        who = await self.access.caller(context)
+        if not who.admin:
+            asker = f"bot:{who.bot.bot_id}" if who.bot is not None else f"peer:{peer_address(context)}"
+            wait = self.analysis_rate.hit(asker)
+            if wait is not None:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"at most {self.settings.analysis_per_minute} analyses a minute: "
+                                    f"try again in {wait} s", trailing_metadata=(("retry-after", str(wait)),))
+        try:
+            await asyncio.to_thread(self.analyses.ask, match_id, seat)
+        except Busy as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        return arena_pb2.AnalysisReply(status="queued")
 
 
 def summary(match: dict[str, Any]) -> arena_pb2.MatchSummary:

@@ -56,6 +56,7 @@ async def start(settings: ServerSettings) -> RunningServer:
         (arena_pb2_grpc.add_ArenaServicer_to_server, arena, "arena.v1.Arena"),
     ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
+    running.closing.append(arena.close)
     if settings.ladder:
         from workers import ladder
 

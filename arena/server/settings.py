@@ -48,6 +48,12 @@ class ServerSettings:
     challenge_bank_seconds: float = DEFAULT.challenge_bank_seconds
     challenges_per_minute: int = DEFAULT.challenges_per_minute
     challenges_at_once: int = DEFAULT.challenges_at_once
+    # Analyses of finished matches (see arena.settings).
+    analysis_worlds: int = DEFAULT.analysis_worlds
+    analysis_decisions: int = DEFAULT.analysis_decisions
+    analysis_seconds: float = DEFAULT.analysis_seconds
+    analysis_per_minute: int = DEFAULT.analysis_per_minute
+    analysis_queue: int = DEFAULT.analysis_queue
     # The ladder: off unless asked in servers built in code (tests, benchmarks, the demo);
     # ``from_settings`` gives the model's (on).
     ladder: bool = False

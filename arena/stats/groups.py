@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
-def rank_score(rank: int, players: int) -> float:
-    """A match's score for the bot ranked ``rank`` (1 = first) of ``players``."""
+def rank_score(rank: float, players: int) -> float:
+    """A match's score for the bot ranked ``rank`` (1 = first) of ``players`` (a fractional
+    rank: the mean place of a tie, ``arena.stats.judgement.rank_score``)."""
     return (players - rank) / (players - 1)
 
 

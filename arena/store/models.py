@@ -218,3 +218,15 @@ class LadderEntry(_Table, table=True):
     max_matches: int = 1
     in_play: int = 0
     seen_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+
+
+class Analysis(_Table, table=True):
+    """The analysis of one seat's decisions in a finished match under one budget
+    (``arena.referee.analysis``): computed once, as it is deterministic, and kept."""
+
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    # ``AnalysisBudget.key``: the same match and seat analysed with more worlds is another row.
+    budget: str = Field(sa_column=sa.Column(sa.String(80), primary_key=True))
+    data: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from arena.store.statuses import MatchStatus, TournamentStatus
 
-from . import views
-from .params import Before, Limit, MatchId, PageNumber, TournamentId
+from . import analysis, views
+from .params import Before, Limit, MatchId, PageNumber, Seat, TournamentId
 
 router = APIRouter(prefix="/api/v1", tags=["arena"])
 BoardLimit = Annotated[int, Query(ge=1, le=1000)]
@@ -121,6 +121,36 @@ def replay(request: Request, match_id: MatchId, view: str = "all") -> Response:
     if revalidated(request.headers.get("if-none-match", ""), tag):
         return Response(status_code=304, headers=headers)
     return Response(text, media_type="application/json", headers=headers)
+
+
+@router.get("/matches/{match_id}/analysis", summary="The kept analysis of one seat of a finished match")
+def match_analysis(request: Request, match_id: MatchId, seat: Seat = 0) -> dict[str, Any]:
+    """``analysis``: every decision of ``seat`` with a choice, valued by the search bot on
+    sampled deals (see docs/bot-authors.md, "Reading your bot's analysis"), or null when none
+    is kept yet (``POST`` the same path asks for one). 404 unless the match is done and its
+    deal no longer in play; 400 for a seat the match does not have."""
+    return analysis.kept(_url(request), match_id, seat, request.app.state.settings)
+
+
+@router.post("/matches/{match_id}/analysis", summary="Ask the arena to analyse one seat of a finished match",
+             status_code=202)
+def ask_analysis(request: Request, match_id: MatchId, seat: Seat = 0) -> Response:
+    """Forwarded to the Arena service (``Arena.AnalyseMatch``): 202 ``{"status": "queued"}``
+    while its workers compute it (read it with ``GET`` once kept), 200 with the analysis when
+    it is kept. 409 while the match's deal is sealed, 404 for no such match, 400 for no such
+    seat, 429 with ``Retry-After`` past ``ARENA_ANALYSIS_PER_MINUTE`` requests a minute from
+    one address (here, and on the service, where the web face counts as one caller), 503 when
+    the service cannot be reached."""
+    wait = request.app.state.analysis_rate.hit(request.client.host if request.client else "")
+    if wait is not None:
+        return JSONResponse({"detail": f"too many analyses asked for: try again in {wait} s"}, status_code=429,
+                            headers={"Retry-After": str(wait)})
+    try:
+        answer = analysis.ask(request.app.state.settings, match_id, seat)
+    except analysis.Refused as refused:
+        headers = {"Retry-After": refused.retry_after} if refused.retry_after else None
+        return JSONResponse({"detail": str(refused)}, status_code=refused.status, headers=headers)
+    return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
 
 
 def revalidated(if_none_match: str, tag: str) -> bool:

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from arena.errors import NotFound
-from arena.ratelimit import RateLimiter
+from arena.ratelimit import RateLimiter, per_minute
 from arena.referee.transcript import ReplayMismatch
 from arena.settings import load
 
@@ -86,6 +86,8 @@ def create_app(database_url: str | None = None, read_rate: str | None = None,
     )
     app.state.database_url = database_url
     app.state.settings = settings
+    # Requests for an analysis per reader's address (each is forwarded to the Arena service).
+    app.state.analysis_rate = RateLimiter(per_minute(settings.analysis_per_minute))
     app.add_middleware(Throttle, limiter=RateLimiter(settings.read_rate if read_rate is None else read_rate))
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)

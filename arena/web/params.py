@@ -20,3 +20,4 @@ Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description=f"rows per page (at 
 Before = Annotated[int | None, Query(ge=1, le=MAX_ID,
                                      description="the next page: rows older than this id (the last one shown)")]
 PageNumber = Annotated[int, Query(ge=1, le=1_000_000, description="page number, from 1")]
+Seat = Annotated[int, Query(ge=0, le=15, description="a seat of the match, from 0")]

@@ -4,7 +4,7 @@ what it can learn about the match it is playing, and prints what it got as JSON 
     python -m tests.referee.spy_bot   (ARENA_ADDRESS, ARENA_BOT_TOKEN, ARENA_DATABASE_URL)
 
 Read paths: the Arena service (GetMatch of this match and of every match of its tournament,
-ListMatches, FollowTournament's first status), the command line (``arena match show``,
+AnalyseMatch of the others, ListMatches, FollowTournament's first status), the command line (``arena match show``,
 ``--json``, ``tournament status --json``), the web pages and the JSON API (when
 ``ARENA_WEB_URL`` is set: the matches, their replays, the tournament, the bot) and the Rules
 service, with which it tries to rebuild the deal from any seed it was given (when it is the
@@ -56,6 +56,7 @@ class Spy(Bot):
         seeds: set[int] = set()
         decisions_of_deal = 0
         results_of_deal = 0  # a finished twin's ranks, scores, decisions or duration, wherever seen
+        analyses_of_deal = 0  # an analysis of a twin asked for and not refused as sealed
         mine = self.arena.GetMatch(arena_pb2.MatchRef(match_id=match.match_id))
         texts.append(str(mine))
         seeds.add(mine.seed)
@@ -70,6 +71,14 @@ class Spy(Bot):
             # this match's deal: its decisions would tell this seat the deal.
             decisions_of_deal += len(detail.decisions)
             results_of_deal += bool(other.ranks or detail.summary.ranks or detail.scores)
+            # An analysis of a twin would value every action on this deal: it must be refused.
+            try:
+                analysed = self.arena.AnalyseMatch(arena_pb2.AnalyseMatchRequest(match_id=other.match_id,
+                                                                                 seat=match.seat))
+                texts.append(str(analysed))
+                analyses_of_deal += 1
+            except grpc.RpcError as error:
+                analyses_of_deal += error.code() != grpc.StatusCode.FAILED_PRECONDITION
         # The leaderboard: a duplicate group is rated once it is over, so while this seat
         # plays the deal's second rotation nothing of the first shows there either.
         board = self.arena.GetLeaderboard(arena_pb2.LeaderboardRequest(game=match.game))
@@ -102,6 +111,7 @@ class Spy(Bot):
             print(json.dumps({"match": match.match_id, "game": match.game, "turn": turn.turn_id,
                               "text": "\n".join(texts), "seeds": sorted(seeds),
                               "decisions_of_deal": decisions_of_deal, "results_of_deal": results_of_deal,
+                              "analyses_of_deal": analyses_of_deal,
                               "web": bool(os.environ.get("ARENA_WEB_URL")), "rebuilt": rebuilt}), flush=True)
 
     def probe_web(self, match, twins: list[str], texts: list[str]) -> tuple[int, int]:  # type: ignore[no-untyped-def]

@@ -49,6 +49,7 @@ def id_calls(stub: arena_pb2_grpc.ArenaStub) -> list[tuple[str, Callable[[str], 
         ("FollowTournament", lambda i: failure(stub.FollowTournament, arena_pb2.TournamentRef(tournament_id=i))),
         ("CancelTournament", lambda i: failure(stub.CancelTournament, arena_pb2.TournamentRef(tournament_id=i),
                                                metadata=ADMIN)),
+        ("AnalyseMatch", lambda i: failure(stub.AnalyseMatch, arena_pb2.AnalyseMatchRequest(match_id=i, seat=1))),
     ]
 
 
@@ -140,6 +141,8 @@ def token_calls(channel: grpc.Channel) -> list[tuple[str, Callable[..., Any]]]:
                                                          timeout=30)),
         ("ListMatches", lambda m: stub.ListMatches(arena_pb2.ListMatchesRequest(), metadata=m, timeout=30)),
         ("GetMatch", lambda m: stub.GetMatch(arena_pb2.MatchRef(match_id="1"), metadata=m, timeout=30)),
+        ("AnalyseMatch", lambda m: stub.AnalyseMatch(arena_pb2.AnalyseMatchRequest(match_id="1"), metadata=m,
+                                                     timeout=30)),
         ("FollowTournament", follow),
         ("RegisterBot", lambda m: stub.RegisterBot(arena_pb2.RegisterBotRequest(name="newcomer"), metadata=m,
                                                    timeout=30)),

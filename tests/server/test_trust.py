@@ -81,6 +81,7 @@ def test_a_spy_learns_no_deal_from_any_read_path_while_it_is_played(arena, serve
         assert live_seed not in probe["seeds"]
         assert probe["decisions_of_deal"] == 0, f"{probe['game']}: a transcript of the live deal was served"
         assert probe["results_of_deal"] == 0, f"{probe['game']}: a finished twin's results were served"
+        assert probe["analyses_of_deal"] == 0, f"{probe['game']}: a twin of the live deal was analysed"
         assert probe["web"]
         assert not probe["rebuilt"]
         assert str(master) not in probe["text"] and key not in probe["text"]

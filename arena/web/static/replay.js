@@ -351,6 +351,8 @@
     }
     if (history.replaceState) history.replaceState(null, "", "#d" + pos);
     if (pos === frames.length - 1) pause();
+    // The analysis panel (analysis.js) follows the viewer's position.
+    root.dispatchEvent(new CustomEvent("replay:show", { detail: { pos: pos, total: data.decisions.length } }));
   }
 
   function buildList() {

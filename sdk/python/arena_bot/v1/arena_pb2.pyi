@@ -323,3 +323,19 @@ class TestProgress(_message.Message):
     upper: float
     report_json: str
     def __init__(self, test_id: _Optional[str] = ..., state: _Optional[str] = ..., groups: _Optional[int] = ..., llr: _Optional[float] = ..., lower: _Optional[float] = ..., upper: _Optional[float] = ..., report_json: _Optional[str] = ...) -> None: ...
+
+class AnalyseMatchRequest(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class AnalysisReply(_message.Message):
+    __slots__ = ("status", "analysis_json")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ANALYSIS_JSON_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    analysis_json: str
+    def __init__(self, status: _Optional[str] = ..., analysis_json: _Optional[str] = ...) -> None: ...

@@ -100,6 +100,11 @@ class ArenaStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.TestRef.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.TestProgress.FromString,
                 _registered_method=True)
+        self.AnalyseMatch = channel.unary_unary(
+                '/arena.v1.Arena/AnalyseMatch',
+                request_serializer=arena_dot_v1_dot_arena__pb2.AnalyseMatchRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.AnalysisReply.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -204,6 +209,14 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyseMatch(self, request, context):
+        """The analysis of one seat of a finished match: the kept one, or queued for a worker
+        (a new computation counts against the caller's ARENA_ANALYSIS_PER_MINUTE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -271,6 +284,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.FollowTest,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.TestRef.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.TestProgress.SerializeToString,
+            ),
+            'AnalyseMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyseMatch,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.AnalyseMatchRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.AnalysisReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -625,6 +643,33 @@ class Arena:
             '/arena.v1.Arena/FollowTest',
             arena_dot_v1_dot_arena__pb2.TestRef.SerializeToString,
             arena_dot_v1_dot_arena__pb2.TestProgress.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyseMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Arena/AnalyseMatch',
+            arena_dot_v1_dot_arena__pb2.AnalyseMatchRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.AnalysisReply.FromString,
             options,
             channel_credentials,
             insecure,
