@@ -103,17 +103,12 @@ def test_a_runners_redis_connections_do_not_follow_its_matches_in_flight(
         wait_online(runner_box, "1")
         wait_online(runner_box, "2")
 
-        async def one(index: int) -> Any:
-            match_id = f"many-{index}"
-            players = [RemotePlayer(runner_box, bot, MatchInfo(match_id, GAME, {}, seat, 2, ["alice", "bob"], 5000, 20000))
-                       for seat, bot in enumerate(["1", "2"])]
-            return await run_match(GAME, players, 100 + index, clock=Clock(move=5, bank=20), match_id=match_id)
-
         def connections() -> int:
             return sum(1 for client in admin.client_list() if client.get("name") == name)
 
         async def play() -> list[Any]:
-            matches = asyncio.gather(*(one(index) for index in range(in_flight)))
+            matches = asyncio.gather(*(alice_against_bob(runner_box, f"many-{index}", 100 + index)
+                                       for index in range(in_flight)))
             try:
                 while not matches.done():
                     held.append(await asyncio.to_thread(connections))
@@ -132,6 +127,13 @@ def test_a_runners_redis_connections_do_not_follow_its_matches_in_flight(
         assert {d.code for d in result.decisions} - {"forced"} == {"ok"}
     # Two for the commands, one for the reply stream's listener.
     assert len(held) > 20 and max(held) <= 3, f"the runner held up to {max(held)} Redis connections"
+
+
+async def alice_against_bob(box: RedisMailbox, match_id: str, seed: int) -> Any:
+    """One match between bots 1 and 2 (alice and bob), wherever they are connected."""
+    players = [RemotePlayer(box, bot, MatchInfo(match_id, GAME, {}, seat, 2, ["alice", "bob"], 5000, 20000))
+               for seat, bot in enumerate(["1", "2"])]
+    return await run_match(GAME, players, seed, clock=Clock(move=5, bank=20), match_id=match_id)
 
 
 def commands_served(url: str) -> Counter[str]:
@@ -160,15 +162,9 @@ def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(
         wait_online(runner_box, "1")
         wait_online(runner_box, "2")
 
-        async def one(index: int) -> Any:
-            match_id = f"cost-{index}"
-            players = [RemotePlayer(runner_box, bot, MatchInfo(match_id, GAME, {}, seat, 2, ["alice", "bob"], 5000, 20000))
-                       for seat, bot in enumerate(["1", "2"])]
-            return await run_match(GAME, players, 11 + index, clock=Clock(move=5, bank=20), match_id=match_id)
-
         async def play() -> list[Any]:
             try:
-                return await asyncio.gather(*(one(index) for index in range(4)))
+                return await asyncio.gather(*(alice_against_bob(runner_box, f"cost-{index}", 11 + index) for index in range(4)))
             finally:
                 await runner_box.close()
 

@@ -15,7 +15,7 @@ import grpc
 import pytest
 from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
-from tests.helpers import ARENA, ROOT, wait_until
+from tests.helpers import ARENA, ROOT, stop, wait_until
 from tests.support.platform import fast_games
 from tests.support.services import free_port
 
@@ -72,12 +72,7 @@ def test_sdk_bots_play_a_rated_tournament_through_gateway_redis_and_a_celery_wor
             assert {d.code for d in detail.decisions} - {"forced"} == {"ok"}, "no bot timed out or was refused"
     finally:
         for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
 
 
 def test_a_bot_tests_its_versions_through_redis_and_a_celery_worker(arena_env, tmp_path):
@@ -108,9 +103,4 @@ def test_a_bot_tests_its_versions_through_redis_and_a_celery_worker(arena_env, t
         assert not stub.GetLeaderboard(arena_pb2.LeaderboardRequest(game="durak")).rows  # unrated
     finally:
         for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
