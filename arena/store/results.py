@@ -226,15 +226,8 @@ def _waiting_keys(connection: Connection, rated: list[Any]) -> list[tuple[int, s
     taken with the others in one sorted statement, because a second lock taken later, out of
     that order, can close a cycle with another recording (PostgreSQL then rolls one back)."""
     groups = {(m.tournament_id, m.game, int(m.seed)) for m in rated if m.tournament_id is not None}
-    if not groups:
-        return []
-    rows = connection.execute(
-        sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed, match_t.c.seating)
-        .join(result_t, result_t.c.match_id == match_t.c.id)
-        .where(result_t.c.rating_round.is_(None), match_t.c.tournament_id.in_(sorted({g[0] for g in groups})),
-               match_t.c.seed.in_(sorted({g[2] for g in groups})))
-    ).all()
-    return [(bot, r.game) for r in rows if (r.tournament_id, r.game, int(r.seed)) in groups for bot in r.seating]
+    waiting = _waiting(connection, sorted({g[0] for g in groups}))
+    return [(bot, w.game) for w in waiting if w.group in groups for bot in w.seating]
 
 
 def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[tuple[Any, ...]]:
