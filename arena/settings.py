@@ -80,8 +80,8 @@ class ArenaSettings(BaseSettings):
                     "in the calling process.")
     db_pool: int = Field(default=5, ge=1, le=1000,
         description="PostgreSQL connections one process keeps open (as many again at busy moments). "
-                    "`arena worker --live` keeps at least one per ten `ARENA_LIVE_MATCHES`: its threads "
-                    "all claim and record, and its supervisor must not queue behind them.")
+                    "`arena worker --live` keeps at least 10, whatever its `ARENA_LIVE_MATCHES`: one for each "
+                    "of its threads that claim and record, and its supervisor must not queue behind them.")
     queue: str = Field(default="arena", min_length=1,
         description="Celery queue name.")
     live_queue: str = Field(default="",
@@ -89,7 +89,7 @@ class ArenaSettings(BaseSettings):
                     "--live`, which plays hundreds of them on one event loop. Empty: they share `ARENA_QUEUE` "
                     "with the house-bot batches, one per prefork slot.")
     live_matches: int = Field(default=200, ge=1, le=10_000,
-        description="Live matches one `arena worker --live` plays at once (its thread pool's size).")
+        description="Live matches one `arena worker --live` plays at once, on its one event loop.")
     embedded_processes: int = Field(default=0, ge=0, le=256,
         description="Embedded (no `ARENA_REDIS_URL`): processes that play house-bot matches at once once a "
                     "tournament has taken a second in the calling process; `0` = one per CPU core, `1` = "

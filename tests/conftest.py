@@ -145,6 +145,8 @@ class Worker:
         self.log = log
         if command == "arena":
             argv = [ARENA, "worker", "--concurrency", str(concurrency)]
+        elif command == "arena-live":  # concurrency: matches at once on its loop
+            argv = [ARENA, "worker", "--live", "--concurrency", str(concurrency)]
         else:
             argv = [CELERY, "-A", "workers.app", "worker", "--loglevel", "INFO",
                     "--pool", "prefork", "--concurrency", str(concurrency), "--without-gossip",

@@ -4,27 +4,46 @@ A match with an external bot spends nearly all its time waiting for the bot's ne
 on the prefork pool it holds a whole process from its first move to its last: a thousand
 live matches would need a thousand processes. With ``ARENA_LIVE_QUEUE`` set, such matches
 (and paced house bots) travel on that queue instead, and ``arena worker --live`` consumes it
-with Celery's thread pool: each of its ``ARENA_LIVE_MATCHES`` threads carries one task,
-claims, leases and records through the store exactly as any task does, and hands the match
-itself to the process's one event loop, where every match's moves interleave. House-bot
-batches keep the prefork workers and their CPU.
+into its desk (``LiveDesk``): a few Celery threads take tasks, claim their matches through
+the store exactly as any task does and hand them to the process's one event loop, where every
+match's moves interleave; a few store threads record them as they end. Threads and database
+connections stay the same whatever the number of matches in flight. House-bot batches keep
+the prefork workers and their CPU.
 
-Why the thread pool and a loop rather than gevent or eventlet: no monkey-patching of the
-database drivers, and each task keeps Celery's own acknowledgement, retry and shutdown rules.
-The thread pool has no time limits; a live match is bounded by its clock instead (move time
+A task is acknowledged once its matches are claimed and handed to the loop, not when they
+end: from then on the match's lease, renewed while the loop holds it, is what keeps it, and
+a worker that dies lets it lapse for the supervisor to send again (``workers.supervisor``).
+The desk takes a task only while it has room (``ARENA_LIVE_MATCHES``), so Celery fetches no
+more than the loop can play; a warm shutdown waits for the matches in play to end.
+
+Why a loop rather than gevent or eventlet: no monkey-patching of the database drivers. The
+live path has no task time limit; a live match is bounded by its clock instead (move time
 and time bank per seat), and its lease covers a worker that dies.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from arena.errors import first_line
 from arena.referee import Clock, MatchResult, Player
 from arena.referee.match import run_match
-from arena.tournaments import play
+from arena.tournaments.play import ClaimedBatch, claim
+
+from .outage import Outage, ride_out
+
+log = logging.getLogger(__name__)
+
+# Celery threads of a live worker: each only claims a task's matches and hands them to the
+# loop, a few milliseconds of store work, so a few keep the loop fed at any number of matches.
+HAND_OVER_THREADS = 4
+# Threads that record matches as they end (one store transaction each, off the loop).
+STORE_THREADS = 4
 
 
 class EventLoopThread:
@@ -41,7 +60,7 @@ class EventLoopThread:
 
 
 _shared: list[EventLoopThread] = []
-_starting = threading.Lock()
+_starting = threading.RLock()  # install() starts the loop while holding it
 
 
 def raise_open_files() -> int:
@@ -60,20 +79,16 @@ def raise_open_files() -> int:
     return soft
 
 
-# One database connection kept per this many live matches: every task thread claims and
-# records through the process's pool, and the supervisor's sweeps must not wait behind them.
-MATCHES_PER_CONNECTION = 10
-
-
-def size_database_pool(matches: int) -> int:
-    """Raise this process's ``db_pool`` setting to one connection per ``MATCHES_PER_CONNECTION``
-    live matches (a larger setting stands; the process adopts the raised settings); returns
-    the size in force."""
+def size_database_pool() -> int:
+    """Raise this process's ``db_pool`` setting to a connection for each thread that claims or
+    records, and two more for the lease renewal and the supervisor, so neither queues behind
+    them (a larger setting stands; the process adopts the raised settings); returns the size in
+    force."""
     from arena.settings import adopt, load
     from arena.store import db
 
     settings = load()
-    wanted = min(1000, max(settings.db_pool, -(-matches // MATCHES_PER_CONNECTION)))
+    wanted = max(settings.db_pool, HAND_OVER_THREADS + STORE_THREADS + 2)
     if wanted != settings.db_pool:
         adopt(settings.but(db_pool=wanted))
         db.dispose_all()  # engines made before keep their old size
@@ -88,11 +103,121 @@ def shared_loop() -> EventLoopThread:
         return _shared[0]
 
 
-def install() -> EventLoopThread:
-    """Make this process play every match on one shared event loop (``arena worker --live``)."""
-    loop = shared_loop()
-    play.set_match_runner(play_on_loop)
-    return loop
+class LiveDesk:
+    """A live worker's matches in play: up to ``matches`` at once on the shared loop, claimed
+    by the Celery threads that hand them over, recorded on ``STORE_THREADS`` threads."""
+
+    def __init__(self, matches: int) -> None:
+        self.room = threading.Semaphore(matches)
+        self.capacity = matches
+        self.loop = shared_loop()
+        self.store = ThreadPoolExecutor(max_workers=STORE_THREADS, thread_name_prefix="arena-store")
+        self._in_play: set[Future[list[int]]] = set()
+        self._changed = threading.Condition()
+
+    def hand_over(self, match_ids: Sequence[int]) -> list[int]:
+        """Claim ``match_ids`` and start playing them on the loop, once there is room for
+        them; returns the ids claimed (the rest are played or held elsewhere). Claiming
+        errors (the database out of reach) go up with nothing held."""
+        seats = max(1, min(len(match_ids), self.capacity))
+        for _ in range(seats):
+            self.room.acquire()
+        try:
+            batch = claim(match_ids)
+        except BaseException:
+            self._free(seats)
+            raise
+        if not batch.specs:
+            self._free(seats)
+            batch.close([])  # tournaments whose last matches failed at the claim
+            return []
+        future = asyncio.run_coroutine_threadsafe(self._play(batch), self.loop.loop)
+        with self._changed:
+            self._in_play.add(future)
+        future.add_done_callback(lambda done: self._ended(done, seats))
+        return [spec.id for spec in batch.specs]
+
+    async def _play(self, batch: ClaimedBatch) -> list[int]:
+        """Play the claimed ``batch`` here and record it on the store threads; an outage stops
+        it as ``play_and_record`` stops: what finished is recorded, the rest handed back."""
+        loop = asyncio.get_running_loop()
+        with batch.keeper():
+            for spec in batch.specs:
+                stage = "setup"
+                try:
+                    players = batch.players(spec)
+                    stage = "play"
+                    result = await run_match(spec.game, players, spec.seed, spec.options, spec.clock, str(spec.id))
+                except Exception as error:
+                    await loop.run_in_executor(self.store, batch.failed, spec, stage, error)
+                    continue
+                batch.finished.append((spec.id, result))
+            recorded = await loop.run_in_executor(self.store, self._record, batch)
+        await loop.run_in_executor(self.store, batch.close, recorded)
+        return recorded
+
+    @staticmethod
+    def _record(batch: ClaimedBatch) -> list[int]:
+        # An outage while recording is waited out here, where the task would have waited it
+        # out; past ARENA_OUTAGE_SECONDS the leases lapse and the supervisor sends the matches again.
+        def notice(error: BaseException) -> None:
+            log.warning("matches %s: database unreachable while recording: %s", [s.id for s in batch.specs],
+                        first_line(error))
+
+        return ride_out(batch.record, "live", notice=notice, max_delay=10.0)
+
+    def _ended(self, future: Future[list[int]], seats: int) -> None:
+        self._free(seats)
+        with self._changed:
+            self._in_play.discard(future)
+            self._changed.notify_all()
+        error = future.exception() if not future.cancelled() else None
+        if isinstance(error, Outage):
+            log.error("live matches given up: %s; their leases lapse and the supervisor sends them again", error)
+        elif error is not None:
+            log.error("live matches stopped: %s: %s", type(error).__name__, first_line(error))
+
+    def _free(self, seats: int) -> None:
+        for _ in range(seats):
+            self.room.release()
+
+    def in_play(self) -> int:
+        """Batches handed over and not yet recorded."""
+        with self._changed:
+            return len(self._in_play)
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every handed-over match is recorded (a warm shutdown); returns whether
+        none is left."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._in_play, timeout)
+
+
+_desk: list[LiveDesk] = []
+
+
+def desk() -> LiveDesk | None:
+    """This process's live desk (``arena worker --live``), or None."""
+    return _desk[0] if _desk else None
+
+
+def install(matches: int) -> LiveDesk:
+    """Make this process a live worker: its tasks hand their matches to a desk of
+    ``matches`` on the shared loop, and a warm shutdown waits for them."""
+    from celery.signals import worker_shutdown
+
+    with _starting:
+        if not _desk:
+            _desk.append(LiveDesk(matches))
+    worker_shutdown.connect(_drain_on_shutdown, weak=False)
+    return _desk[0]
+
+
+def _drain_on_shutdown(**_: Any) -> None:
+    live = desk()
+    if live is not None and live.in_play():
+        log.info("waiting for %d live batches in play to end", live.in_play())
+        live.drain()
 
 
 def play_on_loop(game: str, players: Sequence[Player], seed: int, options: dict[str, Any] | None = None,

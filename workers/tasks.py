@@ -12,6 +12,7 @@ from arena.errors import first_line
 from arena.settings import load
 from arena.tournaments.play import play_and_record
 
+from . import live
 from .analysis import compute
 from .app import app
 from .outage import Outage, outage_seconds, ride_out
@@ -32,7 +33,8 @@ log = get_task_logger(__name__)
 )
 def play_matches(match_ids: list[int]) -> int:
     """Play and record the scheduled matches ``match_ids`` (each exactly once, whatever
-    the retries); returns how many this delivery recorded.
+    the retries); returns how many this delivery recorded. In a live worker the matches are
+    claimed and handed to its loop (``workers.live``): it returns how many it handed over.
 
     An unreachable database is waited out (backoff, up to ``ARENA_OUTAGE_SECONDS``) while
     the task keeps its matches; a match that raises is marked failed and the rest played."""
@@ -44,9 +46,10 @@ def play_matches(match_ids: list[int]) -> int:
     def count_retry() -> None:
         metrics.TASK_RETRIES.labels(task=PLAY_MATCHES).inc()
 
+    desk = live.desk()
+    work = (lambda: desk.hand_over(match_ids)) if desk is not None else (lambda: play_and_record(match_ids))
     try:
-        return len(ride_out(lambda: play_and_record(match_ids), "task", limit, notice, max_delay=10.0,
-                            on_retry=count_retry))
+        return len(ride_out(work, "task", limit, notice, max_delay=10.0, on_retry=count_retry))
     except Outage as error:
         if load().embedded:
             raise  # the caller is right here: it gets the one-line error

@@ -48,10 +48,14 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput("arena worker --live needs ARENA_LIVE_QUEUE (the queue live matches are sent to)")
         from workers import live
 
+        matches = args.concurrency or config.live_matches
+        if matches < 1:
+            raise BadInput(f"--concurrency {matches}: expected at least 1")
         live.raise_open_files()
-        live.install()
-        pool, queue, concurrency = "threads", config.live_queue, args.concurrency or config.live_matches
-        live.size_database_pool(concurrency)
+        live.size_database_pool()
+        live.install(matches)
+        # Celery's threads only hand tasks over to the desk: a few, whatever ``matches`` is.
+        pool, queue, concurrency = "threads", config.live_queue, live.HAND_OVER_THREADS
     else:
         pool, queue, concurrency = "prefork", config.queue, args.concurrency or os.cpu_count() or 1
     if concurrency < 1:

@@ -16,7 +16,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -181,13 +181,62 @@ def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
     return MatchSpec(row.id, row.tournament_id, row.game, dict(row.options), int(row.seed), seats, clock)
 
 
-def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[int]:
-    """Claim, play and record ``match_ids``; returns the ids this call recorded. A match
-    that raises is marked failed with its error; the others are played and recorded.
+@dataclass
+class ClaimedBatch:
+    """Matches this process has claimed: played one by one, then recorded in one transaction.
 
-    While the batch is played its leases are renewed. Should the surroundings fail under it
-    (the task's soft time limit, the broker, the mailbox), what finished is recorded and the
-    rest handed back to the supervisor before the error goes on up."""
+    ``play_and_record`` takes a batch from claim to record on the calling thread; a live
+    worker (``workers.live``) claims and records on its store threads and plays on its loop.
+    Either way the same phases, in the same order, keep a match exactly once."""
+
+    specs: list[MatchSpec]
+    worker: str
+    url: str | None
+    elo_k: float
+    lease: float
+    tournaments: set[int]  # to close once recorded: the batch's own and those already over
+    finished: list[tuple[int, Any]] = field(default_factory=list)
+    failures: list[tuple[MatchSpec, str]] = field(default_factory=list)
+
+    @property
+    def by_id(self) -> dict[int, MatchSpec]:
+        return {spec.id: spec for spec in self.specs}
+
+    def keeper(self) -> leases.LeaseKeeper:
+        """Renews the batch's leases while it is held (a ``with`` block)."""
+        return leases.LeaseKeeper([spec.id for spec in self.specs], self.worker, self.lease, self.url)
+
+    @staticmethod
+    def players(spec: MatchSpec) -> list[Player]:
+        return [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
+
+    def failed(self, spec: MatchSpec, stage: str, error: BaseException) -> None:
+        """``spec`` raised ``error`` while being set up or played: it is failed by itself,
+        unless the error is the surroundings' (an outage), which stops the batch: what
+        finished is recorded, the rest handed back, and the error goes on up."""
+        if outage(error):
+            _salvage(self.finished, self.failures, self.by_id, spec.id, self.worker, self.url, self.elo_k)
+            raise error
+        self.failures.append((spec, describe(stage, error)))
+
+    def record(self) -> list[int]:
+        """Record what finished and mark what failed; returns the ids this call recorded."""
+        return _record(self.finished, self.failures, self.by_id, self.url, self.elo_k)
+
+    def close(self, recorded: Sequence[int]) -> None:
+        """Count the batch on /metrics and close its tournaments that have nothing left (after
+        the recordings have committed, see ``finish_if_complete``)."""
+        fresh, failed = set(recorded), {spec.id for spec, _ in self.failures}
+        for match_id, result in self.finished:
+            if match_id not in failed:
+                metrics.observe_match(result, MatchStatus.DONE if match_id in fresh else "duplicate")
+        for tournament_id in sorted(self.tournaments):
+            with db.transaction(self.url) as connection:
+                finish_if_complete(connection, tournament_id)
+
+
+def claim(match_ids: Sequence[int], url: str | None = None) -> ClaimedBatch:
+    """Claim what can be claimed of ``match_ids`` for this process (``claim_matches``)."""
     config = load()
     worker = worker_name()
     # Embedded too: another process on the same store (a second server, a command line run,
@@ -197,33 +246,30 @@ def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[in
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker, config.max_attempts, lease)
     tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
-    finished: list[tuple[int, Any]] = []
-    failures: list[tuple[MatchSpec, str]] = []
-    by_id = {spec.id: spec for spec in specs}
-    with leases.LeaseKeeper(list(by_id), worker, lease, url):
-        for spec in specs:
+    return ClaimedBatch(specs, worker, url, config.elo_k, lease, {t for t in tournaments if t is not None})
+
+
+def play_and_record(match_ids: Sequence[int], url: str | None = None) -> list[int]:
+    """Claim, play and record ``match_ids``; returns the ids this call recorded. A match
+    that raises is marked failed with its error; the others are played and recorded.
+
+    While the batch is played its leases are renewed. Should the surroundings fail under it
+    (the task's soft time limit, the broker, the mailbox), what finished is recorded and the
+    rest handed back to the supervisor before the error goes on up."""
+    batch = claim(match_ids, url)
+    with batch.keeper():
+        for spec in batch.specs:
             stage = "setup"
             try:
-                players = [PLAYER_FACTORIES[bot["kind"]](spec, seat) for seat, bot in enumerate(spec.bots)]
+                players = batch.players(spec)
                 stage = "play"
-                result = _runner()(spec.game, players, spec.seed, spec.options, spec.clock,
-                                    match_id=str(spec.id))
+                result = _runner()(spec.game, players, spec.seed, spec.options, spec.clock, match_id=str(spec.id))
             except Exception as error:
-                if outage(error):
-                    _salvage(finished, failures, by_id, spec.id, worker, url, config.elo_k)
-                    raise
-                failures.append((spec, describe(stage, error)))
+                batch.failed(spec, stage, error)
                 continue
-            finished.append((spec.id, result))
-        recorded = _record(finished, failures, by_id, url, config.elo_k)
-    fresh, failed = set(recorded), {spec.id for spec, _ in failures}
-    for match_id, result in finished:
-        if match_id not in failed:
-            metrics.observe_match(result, MatchStatus.DONE if match_id in fresh else "duplicate")
-    # After the recordings have committed (see ``finish_if_complete``).
-    for tournament_id in sorted(t for t in tournaments if t is not None):
-        with db.transaction(url) as connection:
-            finish_if_complete(connection, tournament_id)
+            batch.finished.append((spec.id, result))
+        recorded = batch.record()
+    batch.close(recorded)
     return recorded
 
 

@@ -170,6 +170,43 @@ def test_a_worker_stopped_with_sigterm_leaves_nothing_behind(pg_url, shared_redi
     assert max(attempts(pg_url, ids).values()) == 1  # nothing had to be played twice
 
 
+def live_environment(url, redis_url, queue):
+    """Paced bots' matches travel on a live queue, to ``arena worker --live``."""
+    return environment(url, redis_url, queue, ARENA_LIVE_QUEUE=f"{queue}.live", **QUICK)
+
+
+def test_a_live_worker_killed_mid_match_is_healed(pg_url, shared_redis, queue_name, workers):
+    """A live worker acknowledges a task once its match is on the loop: killed, what it plays
+    is held by leases alone, and the supervisor sends it again once they lapse."""
+    env = live_environment(pg_url, shared_redis, queue_name)
+    db.engine(pg_url)
+    tid, ids = paced_tournament(pg_url, reps=3)
+    doomed = workers(env, concurrency=50, command="arena-live")
+    survivor = workers(env, concurrency=50, command="arena-live")
+    arena(env, "tournament", "run", str(tid), "--no-wait")
+    victim = wait_until(lambda: holder(pg_url, doomed), timeout=60, what="the doomed live worker to play a match")
+    doomed.kill()
+    healed(env, pg_url, tid, ids, timeout=120)
+    assert attempts(pg_url, [victim])[victim] == 2  # its lease lapsed and it was played again
+    assert "sent again (lease_lapsed)" in survivor.log.read_text()
+
+
+def test_a_live_worker_stopped_with_sigterm_ends_its_matches_first(pg_url, shared_redis, queue_name, workers):
+    """A warm shutdown of a live worker waits for the matches on its loop: none is played twice."""
+    env = live_environment(pg_url, shared_redis, queue_name)
+    db.engine(pg_url)
+    tid, ids = paced_tournament(pg_url, reps=3)
+    stopping = workers(env, concurrency=50, command="arena-live")
+    workers(env, concurrency=50, command="arena-live")
+    arena(env, "tournament", "run", str(tid), "--no-wait")
+    wait_until(lambda: holder(pg_url, stopping), timeout=60, what="the live worker to play a match")
+    stopping.process.send_signal(signal.SIGTERM)
+    assert stopping.process.wait(60) == 0
+    healed(env, pg_url, tid, ids, timeout=120)
+    assert max(attempts(pg_url, ids).values()) == 1  # nothing had to be played twice
+    assert "live batches in play to end" in stopping.log.read_text()
+
+
 def test_arena_serve_stopped_with_sigterm_mid_tournament(pg_url, shared_redis, queue_name, workers, tmp_path):
     """The gateway goes away under a tournament of connected SDK bots: the matches in play end
     by the rules for bots that vanished (forfeit after the grace time), the rest are played

@@ -131,8 +131,8 @@ def test_fifty_bots_two_gateways_one_live_worker(pg_url, shared_redis, queue_nam
 
 
 def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url, monkeypatch):
-    """ARENA_DB_POOL sizes every process's PostgreSQL pool; a live worker, whose task threads
-    all claim and record, keeps at least one connection per ten live matches."""
+    """ARENA_DB_POOL sizes every process's PostgreSQL pool; a live worker keeps one connection
+    for each thread that claims or records, and two more, whatever its matches in flight."""
     from arena.settings import adopt
     from workers import live
 
@@ -145,14 +145,14 @@ def test_database_pool_follows_its_setting_and_a_live_worker_keeps_enough(pg_url
 
     monkeypatch.delenv("ARENA_DB_POOL")
     try:
-        assert live.size_database_pool(200) == 20
-        assert db.engine(pg_url).pool.size() == 20  # engines made before were replaced
+        assert live.size_database_pool() == live.HAND_OVER_THREADS + live.STORE_THREADS + 2 == 10
+        assert db.engine(pg_url).pool.size() == 10  # engines made before were replaced
         adopt(None)  # another live worker, reading its settings afresh
         monkeypatch.setenv("ARENA_DB_POOL", "50")
-        assert live.size_database_pool(200) == 50  # a larger setting stands
+        assert live.size_database_pool() == 50  # a larger setting stands
         monkeypatch.setenv("ARENA_DB_POOL", "0")
         with pytest.raises(ValueError, match="db_pool"):  # the command line names ARENA_DB_POOL
-            live.size_database_pool(200)
+            live.size_database_pool()
     finally:
         adopt(None)
         monkeypatch.delenv("ARENA_DB_POOL", raising=False)
