@@ -70,9 +70,17 @@ def register(connection: Connection, name: str, owner: str = "") -> Registered:
     return Registered(bot_id, name, issue(connection, bot_id, owner))
 
 
+def new_token() -> str:
+    """256 random bits as 43 URL-safe characters, never beginning with ``-``: a command line
+    would read such a token, given as ``--token VALUE``, as an option of its own."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
 def issue(connection: Connection, bot_id: int, owner: str = "") -> str:
     """A new token for the bot (its older tokens keep working until revoked)."""
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     connection.execute(token_t.insert().values(
         bot_id=bot_id, token_hash=hash_token(token), owner=owner[:200], created_at=utcnow()))
     return token
