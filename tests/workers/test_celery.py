@@ -78,8 +78,10 @@ def test_worker_sigkilled_mid_match_loses_and_doubles_nothing(cluster, workers):
     # worker's supervisor sends the match again.
     env = cluster | {"ARENA_LEASE_SECONDS": "4", "ARENA_SUPERVISOR_SECONDS": "1"}
     with db.transaction(url) as connection:
+        # Paced so that a match lasts seconds: on a loaded machine a quicker one could end
+        # between being seen running and the kill.
         for name in ("paced-a", "paced-b"):
-            ensure_house_bot(connection, name, "random", think=0.04)
+            ensure_house_bot(connection, name, "random", think=0.1)
     tid, ids = make_tournament(url, ["paced-a", "paced-b"], games=fast_games(1))
     first = workers(env, concurrency=1)
     cli(env, "tournament", "run", str(tid), "--no-wait")
