@@ -222,8 +222,17 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             if not self.streams:
                 self.stalls.stop()
             await self.mailbox.release(identity.bot_id, stream.connection)
+            await self._tell_runners_it_left(stream)
             metrics.CONNECTED.dec()
             log.info("bot %s disconnected", identity.name)
+
+    async def _tell_runners_it_left(self, stream: _Stream) -> None:
+        """The turns this stream had out and unanswered: their runners are told it closed, so
+        they look at the bot's presence now (they wait for a connected bot's word without
+        looking). Best effort: a runner not told looks by itself later."""
+        for match_id, turn_id in [key for key in stream.outstanding if key not in stream.answered]:
+            with contextlib.suppress(Exception):
+                await self.mailbox.left(match_id, turn_id, stream.reply_to.get((match_id, turn_id), ""))
 
     def _outgoing(self, stream: _Stream, message: dict[str, Any],
                   resent: bool = False) -> list[gateway_pb2.RefereeMessage]:

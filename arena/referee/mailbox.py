@@ -99,6 +99,12 @@ class Mailbox:
         """The answer for (match, turn), or None after ``timeout`` seconds."""
         raise NotImplementedError
 
+    async def left(self, match_id: str, turn_id: int, reply_to: str = "") -> None:
+        """The bot's stream closed with (match, turn) written to it and unanswered: its runner
+        is told, with a note (``{"left": True}``) where the answer goes, so it looks at the
+        bot's presence now. The turn stays open: its answer may still come, on a new stream."""
+        await self.post_move(match_id, turn_id, {"left": True}, reply_to)
+
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """``deliver`` a turn, then ``await_move`` its answer up to ``timeout`` seconds (in
         one trip where the mailbox can)."""
@@ -263,7 +269,8 @@ class LocalMailbox(Mailbox):
         with self._lock:
             if settled_for:
                 self._pending[settled_for].pop(key, None)
-            self._moves.setdefault(key, move)  # the first answer counts
+            if key not in self._moves or self._moves[key].get("left"):  # the first answer counts, not a note
+                self._moves[key] = move
             self._wake(f"move:{key}")
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
@@ -358,8 +365,12 @@ class _ReplyDesk:
                     await asyncio.shield(future)
             except TimeoutError:
                 return None
-        self.waiting.pop(key, None)
-        return future.result()
+        answer = future.result()
+        if answer.get("left"):  # a note: the answer itself may still come, on a new stream
+            self.waiting[key] = asyncio.get_running_loop().create_future()
+        else:
+            self.waiting.pop(key, None)
+        return answer
 
     def forget(self, match_id: str, turn_id: int) -> None:
         """The turn is decided: an answer still coming is dropped."""
@@ -575,6 +586,11 @@ class RedisMailbox(Mailbox):
         key, data = ((reply_to, reply) if reply_to.startswith(self._k("replies", ""))
                      else (self._k("move", match_id, turn_id), json.dumps(move)))
         await self._send(*settling, ("RPUSH", key, data), ("EXPIRE", key, REPLY_TTL))
+
+    async def left(self, match_id: str, turn_id: int, reply_to: str = "") -> None:
+        # Only to a reply desk: a runner of an earlier release would read the note as a move.
+        if reply_to.startswith(self._k("desk", "")):
+            await self.post_move(match_id, turn_id, {"left": True}, reply_to)
 
     async def await_move(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
         desk = self._desks.get(id(asyncio.get_running_loop()))

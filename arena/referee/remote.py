@@ -23,6 +23,11 @@ from .mailbox import Mailbox
 from .players import Disconnected, Timed, Turn
 
 POLL = 0.5  # seconds between looks at the bot's presence while waiting for its move
+# A connected bot's turn is timed by its gateway, which answers for it when its time is up and
+# says when its stream closes with the turn on it (``Mailbox.left``): the runner looks at the
+# bot's presence only once this share of the grace period has passed without word (a gateway
+# that died says nothing), or at once when the bot was away on its last turn.
+FIRST_LOOK = 0.5
 
 
 class Forfeited(Disconnected):
@@ -74,6 +79,7 @@ class RemotePlayer:
     every_decision: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
     _acknowledged: int | None = field(default=None, init=False)  # the turn the gateway answered OK
+    _away: bool = field(default=False, init=False)  # the bot was seen without a stream, and not since
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
@@ -88,9 +94,11 @@ class RemotePlayer:
         sent = self._sent = time.monotonic()
         self._detail = "no answer in time"
         try:
-            move = await self.mailbox.ask(self.bot_id, message, POLL)
-            if move is None:
+            move = await self.mailbox.ask(self.bot_id, message, self._first_wait(turn))
+            if move is None or move.get("left"):
                 move = await self._await_move(turn)
+            else:
+                self._away = False  # its gateway answered: it is there
             seconds = bot_time(move, time.monotonic() - sent)
             self._last_latency_ms = int(seconds * 1000)
             if move.get("timeout"):
@@ -133,6 +141,9 @@ class RemotePlayer:
         then tell it the match starts. A bot that stays away past the grace period forfeits
         (``Forfeited``)."""
         await self._enter()
+        # Whether its turns need looking after from the first one: a bot without a stream
+        # (not come yet, gone) has no gateway to time them or say it left.
+        self._away = not await self._check_presence()
         self._started = True
         await self.mailbox.deliver(self.bot_id, self.info.to_json())
 
@@ -159,16 +170,24 @@ class RemotePlayer:
             raise Forfeited(f"bot {self.bot_id} gone since {since:.0f}")
         return since is None
 
+    def _first_wait(self, turn: Turn) -> float:
+        """Seconds to wait for the gateway's word before looking at the bot's presence."""
+        if self._away:
+            return POLL
+        return max(POLL, min(turn.move_time + turn.time_bank + self.server_allowance, self.grace * FIRST_LOOK))
+
     async def _await_move(self, turn: Turn) -> dict[str, Any]:
-        """The move, once the first wait (``Mailbox.ask``) has passed without it. While the bot
-        has no stream, no gateway times its turn: the runner's clock does, and the turn times
-        out when the bot's time is up on it."""
+        """The move, once the first wait (``Mailbox.ask``) has passed without it or the bot's
+        stream closed with the turn on it. While the bot has no stream, no gateway times its
+        turn: the runner's clock does, and the turn times out when the bot's time is up on it."""
         allowed = turn.move_time + turn.time_bank
         while True:
-            if not await self._check_presence() and time.monotonic() - self._sent > allowed:
+            present = await self._check_presence()
+            self._away = not present
+            if not present and time.monotonic() - self._sent > allowed:
                 return {"timeout": True}
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
-            if move is not None:
+            if move is not None and not move.get("left"):
                 return move
 
     async def match_ended(self, result: dict[str, Any]) -> None:

@@ -216,3 +216,40 @@ def test_a_stream_whose_presence_lapsed_unclaimed_still_gets_its_bots_turns(shar
         server.stop()
     assert not result.forfeited[0]
     assert {d.code for d in result.decisions if d.seat == 0} <= {"ok", "forced"}
+
+
+def test_a_runner_waits_for_a_thinking_bots_word_without_looking_at_its_presence(own_redis: str) -> None:
+    """A bot that thinks 0.7 s a move, connected to its gateway: its gateway times its turns
+    and would say if its stream closed, so the runner waits for the word without looking at
+    the bot's presence (it looked every 0.5 s of a move, two commands each time)."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(own_redis, prefix), by_token),
+         "arena.v1.BotGateway")]) for _ in range(2)]
+    alice = start_bot("tests.referee.stalling_bot", servers[0].address, "tok-alice", "--stall", "0.7")
+    bob = start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")
+    runner_box = mailbox(own_redis, prefix)
+    try:
+        wait_online(runner_box, "1")
+        wait_online(runner_box, "2")
+
+        async def play() -> Any:
+            try:
+                return await alice_against_bob(runner_box, "thinking", 5)
+            finally:
+                await runner_box.close()
+
+        before = commands_served(own_redis)
+        result = asyncio.run(play())
+        spent = commands_served(own_redis) - before
+    finally:
+        finish(alice)
+        finish(bob)
+        for server in servers:
+            server.stop()
+    thought = [d for d in result.decisions if d.seat == 0 and d.code == "ok"]
+    assert len(thought) >= 3 and min(d.ms for d in thought) >= 600  # each longer than a look's 0.5 s
+    assert {d.code for d in result.decisions} <= {"ok", "forced"}
+    # A look at a bot's presence asks whether its revoked mark and its holder key EXISTS: once
+    # a seat as the match starts, never while the bots think.
+    assert spent["exists"] == 2 * 2, f"the runner looked at presence: {spent.most_common()}"
