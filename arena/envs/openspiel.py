@@ -152,7 +152,7 @@ class Match:
         if self._ids is None:
             state = self.state
             self._ids = [] if state is None or self.player < 0 else \
-                self.table.encoding.ids(state.legal_actions(self.player))
+                self.table.encoding.ids_and_mask(tuple(state.legal_actions(self.player)))[0]
         return self._ids
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Match:

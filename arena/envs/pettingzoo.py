@@ -82,9 +82,6 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {agent: spaces.Discrete(len(enc.actions)) for agent in self.possible_agents}
         self._seeds = random.Random()  # until a seed is given: a match nobody can foresee
         self.state_: State | None = None
-        # Each seat's tensor and mask at decision ``_seen_at`` of the match, made once.
-        self._seen: dict[int, dict[str, np.ndarray]] = {}
-        self._seen_at = -1
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -109,7 +106,6 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         else:
             match_seed = self._seeds.randrange(2**62)
         self.state_ = self.rules.new_state(self.num_players, match_seed, self.options)
-        self._seen, self._seen_at = {}, 0
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -119,19 +115,12 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[self.state_.to_act()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's tensor and action mask, made from ``observation(seat)`` and
-        ``legal_actions(seat)`` alone; made once per decision of the match."""
+        """The agent's tensor and action mask (new arrays), made from ``observation(seat)``
+        and ``legal_actions(seat)`` alone."""
         state = self.match
         seat = self.seats[agent]
-        if self._seen_at != state.moves:
-            self._seen, self._seen_at = {}, state.moves
-        got = self._seen.get(seat)
-        if got is None:
-            got = self._seen[seat] = {
-                "observation": self.encoding.encode(state.observation(seat)),
-                "action_mask": self.encoding.mask(state.legal_actions(seat)),
-            }
-        return {"observation": got["observation"].copy(), "action_mask": got["action_mask"].copy()}
+        return {"observation": self.encoding.encode(state.observation(seat)),
+                "action_mask": self.encoding.mask(state.legal_actions(seat))}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -192,12 +181,64 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.state_ = None
 
 
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
+
+
+class Enforced(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper`` (the same checks, the same errors) with what a
+    training loop reads at every decision looked up directly: the base wrapper finds each of
+    these through two ``__getattr__`` calls, which cost more than the rest of a step."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.agent_selection  # type: ignore[no-any-return]
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self.env.agents  # type: ignore[no-any-return]
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self.env.terminations  # type: ignore[no-any-return]
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self.env.truncations  # type: ignore[no-any-return]
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self.env.rewards  # type: ignore[no-any-return]
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self.env.infos  # type: ignore[no-any-return]
+
+
 def env(game: str, num_players: int = 2, options: dict[str, Any] | None = None,
         render_mode: str | None = None) -> AECEnv:
     """A PettingZoo AEC environment of ``game`` (a name of ``arena.games.names()``) at
     ``num_players`` seats under the game's ``options``; ``render_mode`` ``human`` or ``ansi``.
-    The environment checks that it is reset before use (PettingZoo's ``OrderEnforcingWrapper``)."""
-    return wrappers.OrderEnforcingWrapper(ArenaEnv(game, num_players, options, render_mode))
+    The environment checks that it is reset before use (PettingZoo's ``OrderEnforcingWrapper``,
+    as ``Enforced``)."""
+    return Enforced(ArenaEnv(game, num_players, options, render_mode))
 
 
 raw_env = ArenaEnv

@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from arena import games
-from arena.envs.encoding import Encoding, NoEncoding, UnknownAction, _load, load
+from arena.envs.encoding import Encoding, NoEncoding, UnknownAction, _load, load, number, per_seat
 from arena.envs.pettingzoo import env, raw_env, reward
 from arena.games import IllegalAction, Outcome
 from arena.games.testing import cases, checkpoints, random_playout, snapshot
@@ -204,3 +205,46 @@ def test_actions_too_many_to_list_take_the_overflow_ids_in_order() -> None:
     assert [enc.id_of(a, legal) for a in legal[:2]] == [2, 3]
     with pytest.raises(UnknownAction):
         enc.mask(["draw"])
+
+
+def test_the_environment_checks_the_order_of_calls_as_pettingzoos_wrapper_does() -> None:
+    e = env("durak", 2)
+    assert isinstance(e, OrderEnforcingWrapper)  # PettingZoo's tools recognise it
+    for name in ("agent_selection", "agents", "terminations", "truncations", "rewards", "infos"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(e, name)
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=2)
+    raw = e.unwrapped
+    obs, reward_now, terminated, truncated, info = e.last()
+    assert e.agent_selection == raw.agent_selection and e.agents == raw.agents
+    assert (reward_now, terminated, truncated, info) == (0.0, False, False, {})
+    assert np.array_equal(obs["observation"], raw.encoding.encode(raw.match.observation(raw.seats[e.agent_selection])))
+
+
+def test_observations_are_the_callers_to_change() -> None:
+    e = env("shithead", 3)
+    e.reset(seed=5)
+    raw = e.unwrapped
+    agent = e.agent_selection
+    seat = raw.seats[agent]
+    first = e.observe(agent)
+    first["observation"][:] = 7
+    first["action_mask"][:] = 1  # a caller's own arrays: nothing kept by the environment changes
+    again = e.observe(agent)
+    assert np.array_equal(again["observation"], raw.encoding.encode(raw.match.observation(seat)))
+    assert np.array_equal(again["action_mask"], raw.encoding.mask(raw.match.legal_actions(seat)))
+    assert again["action_mask"].sum() == len(raw.match.legal_actions(seat))
+
+
+def test_a_number_block_must_hold_zero() -> None:
+    """Blocks leave zeros unwritten, so a range without 0 would give a tensor outside its space."""
+    with pytest.raises(ValueError, match="must hold 0"):
+        number("n", lambda o: o["n"], "", high=5, low=1)
+    with pytest.raises(ValueError, match="must hold 0"):
+        per_seat("p", 2, lambda o: o["p"], "", high=-1, low=-5)
+    block = per_seat("p", 3, lambda o: o["p"], "", high=4, low=-4)
+    out = np.zeros(3, np.float32)
+    block.fill({"seat": 1, "p": [9, 0, -9]}, memoryview(out), 0)
+    assert out.tolist() == [0, -4, 4]  # the observer's first, clipped

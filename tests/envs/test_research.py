@@ -8,9 +8,11 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "research.md"
 ARENA = Path(sys.executable).with_name("arena")
@@ -49,3 +51,27 @@ def test_the_ismcts_example_prints_what_the_page_says(tmp_path: Path) -> None:
     printed = ran.stdout.strip()
     assert printed.startswith("ISMCTS won ")
     assert f"It prints `{printed}`" in PAGE.read_text()
+
+
+ROOT = PAGE.parents[1]
+WHERE_OPENSPIEL_INSTALLS = {"platform_system": "Linux", "platform_machine": "x86_64"}
+ELSEWHERE = [{"platform_system": "Darwin", "platform_machine": "arm64"},
+             {"platform_system": "Windows", "platform_machine": "AMD64"},
+             {"platform_system": "Linux", "platform_machine": "aarch64"}]
+
+
+def test_every_extra_asks_for_openspiel_only_where_its_wheel_installs() -> None:
+    """``pip install arena[rl]`` and ``arena[bench]`` work on any platform: OpenSpiel (and
+    Shimmy, which needs it) come only on Linux x86_64, in every extra that names them."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    named = {}
+    for extra, requirements in extras.items():
+        for text in requirements:
+            req = Requirement(text)
+            if req.name in ("open-spiel", "shimmy"):
+                named[f"{extra}: {req.name}"] = req.marker
+    assert {"rl: open-spiel", "rl: shimmy", "bench: open-spiel"} <= set(named)
+    for where, marker in named.items():
+        assert marker is not None, f"{where} has no platform marker"
+        assert marker.evaluate(WHERE_OPENSPIEL_INSTALLS), where
+        assert not any(marker.evaluate(platform) for platform in ELSEWHERE), where

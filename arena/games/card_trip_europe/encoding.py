@@ -11,7 +11,7 @@ from arena.envs.encoding import Block, Encoding, cards, choice, number, per_seat
 from .locations import BONUS_CARDS, CAMPSITE, LOCATION_TYPES, NUMBERS, WEEK_ENERGY
 from .state import CHOOSE, DEALS, HAND_SIZE, OVER, PLACE, PLAY_COUNT, TRIP_LENGTH
 
-DECK = [str(n) for n in NUMBERS]  # the location cards by number: the card blocks
+DECK = sorted(NUMBERS)  # the location cards by number: the card blocks, read as the numbers they are
 TYPES = (*LOCATION_TYPES, CAMPSITE)
 MOST_POINTS = 200  # trip points are capped here in the tensor
 BONUS = 10  # a bonus card's points lie within +-BONUS
@@ -24,17 +24,12 @@ def actions(num_players: int) -> list[str]:
     return pairs + [f"place {n}" for n in sorted(NUMBERS)] + [f"camp {n}" for n in sorted(NUMBERS)]
 
 
-def _numbers(get: Any) -> Any:
-    """A reader of card numbers as the card blocks' ids."""
-    return lambda o: [str(c) for c in get(o) or ()]
-
-
 def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
     n = num_players
 
     def trip_of(kind: str) -> Any:
         keep = (lambda t: t["type"] == CAMPSITE) if kind == CAMPSITE else (lambda t: t["type"] != CAMPSITE)
-        return lambda o: [[str(t["card"]) for t in trip if keep(t)] for trip in o["trips"]]
+        return lambda o: [[t["card"] for t in trip if keep(t)] for trip in o["trips"]]
 
     def type_count(kind: str) -> Block:
         return per_seat(f"{kind}_count", n, lambda o: [c[kind] for c in o["type_counts"]],
@@ -53,13 +48,13 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         choice("phase", (CHOOSE, PLACE, OVER), lambda o: o["phase"], "choose, place, over"),
         number("deal", lambda o: o["deal"], "which deal is being played", DEALS),
         number("round", lambda o: o["round"], "the round within the deal", HAND_SIZE // PLAY_COUNT),
-        cards("hand", DECK, _numbers(lambda o: o["hand"]), "the seat's hand, by card number"),
-        cards("face_down", DECK, _numbers(lambda o: o["face_down"]), "its face-down pair"),
+        cards("hand", DECK, lambda o: o["hand"], "the seat's hand, by card number"),
+        cards("face_down", DECK, lambda o: o["face_down"], "its face-down pair"),
         per_seat("chosen", n, lambda o: o["chosen"], "per seat, has it played its pair this round", 1),
         per_seat("hand_counts", n, lambda o: o["hand_counts"], "cards in each hand, the seat's first", HAND_SIZE),
-        seats_cards("known_cards", n, DECK, lambda o: [[str(c) for c in k] for k in o["known_cards"]],
+        seats_cards("known_cards", n, DECK, lambda o: o["known_cards"],
                     "per seat, the cards the seat knows it holds"),
-        seats_cards("revealed", n, DECK, lambda o: [[str(c) for c in r] for r in o["revealed"]],
+        seats_cards("revealed", n, DECK, lambda o: o["revealed"],
                     "per seat, turned-over cards not placed yet"),
         seats_cards("locations", n, DECK, trip_of("location"), "per seat, the cards on its trip location side up"),
         seats_cards("campsites", n, DECK, trip_of(CAMPSITE), "per seat, the cards on its trip as campsites"),

@@ -52,5 +52,6 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         number("passes", lambda o: o["passes"], "passes in a row with nothing to play nor draw", n),
         per_seat("totals", n, lambda o: o["totals"], "penalty points of finished hands (capped at 400)", 400),
         seat("dealer", n, lambda o: o["dealer"], "the dealer of this hand, relative"),
+        number("hand_number", lambda o: o["hand_number"], "hands played before this one (capped at 100)", 100),
     ]
     return Encoding("crazy_eights", n, blocks, actions(options))

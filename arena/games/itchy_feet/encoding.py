@@ -127,6 +127,11 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
                  "Local Guide: the seats holding the item", 1),
         flag("exchange_chosen", lambda o: o["pending"].get("mine"), "1 when the seat chose its exchange card"),
         number("postcards", lambda o: o.get("postcards", 0), "postcards held", 6),
+        choice("pending_card", IDS, lambda o: o["pending"].get("card") or o["pending"].get("item"),
+               "the card an aimed action is about: the item smuggled (react), the item a Local Guide asks for "
+               "(guide, react)"),
+        choice("pending_country", COUNTRIES, lambda o: o["pending"].get("country"),
+               "the country an aimed Steal Country takes (react)"),
     ]
     return Encoding("itchy_feet", n, blocks, actions(n), beyond=_unlisted,
                     beyond_help=f"`accept` with more than {ACCEPTED} cards, and Free Wi-Fi's "

@@ -62,6 +62,12 @@ def actions(options: dict[str, Any]) -> list[str]:
     return out + ["discard " + " ".join(m) for m in dict.fromkeys(melds)]
 
 
+def _last(o: dict[str, Any]) -> dict[str, Any]:
+    """The previous round's showdown, or nothing before the first round ends."""
+    last: dict[str, Any] = o["last_round"] or {}
+    return last
+
+
 def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
     pack = playing_cards.deck(jokers=2, copies=options["decks"])
     size = len(pack)
@@ -87,5 +93,16 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         per_seat("active", n, lambda o: o["active"], "seats still in the match", 1),
         number("round_number", lambda o: o["round_number"], "rounds played (capped at 100)", 100),
         number("call_limit", lambda o: o["call_limit"], "the hand value at most which yaniv may be called", 7),
+        # The previous round's showdown (``last_round``; all zero before the first ends).
+        seat("last_caller", n, lambda o: _last(o).get("caller"), "the previous round: who called yaniv, relative"),
+        seat("last_assaf", n, lambda o: _last(o).get("assaf"), "who called assaf on it, relative"),
+        seats_cards("last_hands", n, pack, lambda o: _last(o).get("hands") or (), "per seat, the hand it showed"),
+        per_seat("last_points", n, lambda o: _last(o).get("points") or [0] * n, "per seat, the points it scored",
+                 10 * most + options["assaf_penalty"]),
+        per_seat("last_halved", n, lambda o: [int(s in _last(o).get("halved", ())) for s in range(n)],
+                 "the seats whose total was halved (a multiple of 50)", 1),
+        seats_cards("last_wild_cards", n, pack,
+                    lambda o: [[c] if (c := _last(o).get("wild_cards", {}).get(str(s))) else [] for s in range(n)],
+                    "per seat, the card it drew at 90 (the 90 rule)"),
     ]
     return Encoding("yaniv", n, blocks, actions(options))
