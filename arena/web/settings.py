@@ -36,7 +36,7 @@ class WebSettings:
     arena_tls_cert: str | None = None  # the server's certificate, trusted when it serves TLS
     analysis_worlds: int = 24
     analysis_decisions: int = 120
-    analysis_plies: int = 1_000_000
+    analysis_plies: int = 1_500_000
     analysis_per_minute: int = 6
 
     @staticmethod
