@@ -100,3 +100,17 @@ def test_new_computations_are_rate_limited_per_caller(arena: arena_pb2_grpc.Aren
     assert dict(refused.value.trailing_metadata() or ())["retry-after"]
     assert ask(arena, ids[1], 0, metadata=ADMIN).status == "queued"  # the admin is not counted
 
+
+def test_a_failed_analysis_is_told_once_and_then_queued_again(arena: arena_pb2_grpc.ArenaStub,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read by the server's analysis process when it starts, at the first request.
+    monkeypatch.setenv("ARENA_ANALYSIS_MEMORY_MB", "1")
+    match_id = finished_matches(arena)[0]
+    assert ask(arena, match_id, 0).status == "queued"
+    replies: list[arena_pb2.AnalysisReply] = []
+    wait_until(lambda: replies.append(ask(arena, match_id, 0)) or replies[-1].status != "queued", 120,
+               poll=0.5, what="the analysis to fail")
+    assert replies[-1].status == "failed" and not replies[-1].analysis_json
+    assert "more than the 1 MiB of memory" in replies[-1].reason
+    assert ask(arena, match_id, 0).status == "queued"  # asked again at once
+    assert kept() == 0
