@@ -273,6 +273,16 @@ class ArenaSettings(BaseSettings):
     analysis_decisions: int = Field(default=120, ge=1, le=10_000,
         description="Decisions with a choice judged in one analysis; past it the analysis stops and says "
                     "it was cut short.")
+    analysis_plies: int = Field(default=1_500_000, ge=100, le=1_000_000_000,
+        description="Moves the playout policy may choose over one analysis's playouts, in Backpacker's "
+                    "plies (a costlier game's count for more: about 80 CPU seconds by default in every game): a "
+                    "long match's decisions get fewer sampled deals (at least two each, said in the analysis) so "
+                    "that it ends within `ARENA_ANALYSIS_SECONDS`. A count, not a clock: an analysis stays "
+                    "deterministic.")
+    analysis_memory_mb: int = Field(default=512, ge=1, le=1024 * 1024,
+        description="Memory one analysis may take beyond what its process holds when it starts, in MiB "
+                    "(`RLIMIT_AS` while it computes); past it the analysis fails with that reason, nothing kept, "
+                    "and may be asked for again.")
     analysis_seconds: float = Field(default=600.0, gt=0, le=86_400,
         description="Wall-clock bound of one analysis; past it the work is stopped and it may be asked for "
                     "again.")

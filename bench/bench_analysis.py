@@ -16,12 +16,29 @@ the confirmation would mark) measured afresh the same way, against that first lo
 The check is of the statistics, not of the playout model: both sides play out with the game's
 heuristic, as the analysis does.
 
+Before it, ``limits``: does every game's analysis end within ``ARENA_ANALYSIS_SECONDS``? For each
+of the nine games, one seeded two-seat match of house bots (``heuristic`` against ``heuristic``,
+and ``random`` against ``heuristic``) has its seat 0 analysed at the default budget, one analysis
+at a time: its wall-clock and CPU seconds, against the bound; how many worlds its decisions got
+(fewer than the budget's where ``ARENA_ANALYSIS_PLIES`` ran short) and the plies it spent, against
+the plies the same analysis would take with every decision on the budget's worlds (estimated from
+its own plies per world: the baseline, what an analysis without the plies bound costs).
+
 ``python -m bench analysis`` (``ARENA_BENCH_PROCESSES`` processes, default 2; about an hour on two
 shared cores: a marked decision is rare, about one in ten matches; a running figure is printed
 as it goes);
-``BENCH_ANALYSIS_QUICK=1`` stops at 60 marked decisions (about two minutes).
+``BENCH_ANALYSIS_QUICK=1`` stops at 60 marked decisions (about two minutes);
+``BENCH_ANALYSIS_LIMITS=1`` measures the games' times alone (about ten minutes).
 
-Measured (1,000 marked decisions, 7,392 matches, 27 minutes on two shared cores): measured /
+Measured, limits (two cores shared with a load of 5 to 8, the default budget): all eighteen
+analyses within the 600 s bound; the longest Backpacker's (two heuristics) 356 s, 59 % (98 s of
+CPU; 1.5 million plies, 0.40 of the 3.8 million its unbounded analysis would take; 9.5 worlds a
+decision on average), Itchy Feet's (random against heuristic, 305 decisions) 340 s, 57 %, Trekking
+the World's 158 and 189 s, 26 and 32 % (0.24 and 0.25 of its unbounded plies; about 6 worlds a
+decision), every other game's 30 % or less; Bastard Brag, Card Trip Europe, Crazy Eights and Durak
+not reduced.
+
+Measured, honesty (1,000 marked decisions, 7,392 matches, 27 minutes on two shared cores): measured /
 predicted 0.955 (inaccuracies 0.954, mistakes 0.941, blunders 0.957; two seats 0.963, three
 0.934); the baseline, the unconfirmed first losses of the 1,941 flagged decisions, 0.547.
 """
@@ -35,11 +52,13 @@ import time
 from math import fsum
 from typing import Any
 
+from arena import games
 from arena.games.base import State
 from arena.referee.analysis import AnalysisBudget, Analyst, analyse
 from arena.referee.match import play_match
 from arena.referee.players import HousePlayer
 from arena.referee.transcript import replay
+from arena.settings import load
 
 GAME = "crazy_eights"
 TABLES = (2, 3)
@@ -110,7 +129,42 @@ def baseline(flagged: list[dict[str, Any]]) -> str:
             f"{measured / len(flagged):5.1f}: ratio {measured / first:.3f}")
 
 
+LIMIT_SEED = 11
+LIMIT_TABLES = (("heuristic", "heuristic"), ("random", "heuristic"))
+
+
+def limits() -> None:
+    """Each game's analysis of seat 0 at the default budget against the time bound."""
+    budget = AnalysisBudget.from_settings(load())
+    bound = load().analysis_seconds
+    print(f"every game's analysis at the default budget ({budget.key}) against ARENA_ANALYSIS_SECONDS = {bound:g}; "
+          f"seed {LIMIT_SEED}, seat 0 analysed")
+    worst = 0.0
+    for game in games.names():
+        for bots in LIMIT_TABLES:
+            players = [HousePlayer(game, b, s, LIMIT_SEED) for s, b in enumerate(bots)]
+            transcript = play_match(game, players, LIMIT_SEED).transcript()
+            wall, cpu = time.perf_counter(), time.process_time()
+            found = analyse(transcript, 0, LIMIT_SEED, budget)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            worst = max(worst, wall / bound)
+            worlds = [d["worlds"] for d in found["decisions"]]
+            # Without the bound every decision gets the budget's worlds: its plies at the
+            # plies per world this analysis measured.
+            full = round(found["plies"] * budget.worlds * len(worlds) / max(1, sum(worlds)))
+            print(f"  {game:<19} {'-'.join(bots):<19} {len(transcript['decisions']):>4} decisions, "
+                  f"{len(worlds):>3} judged on {min(worlds, default=0):>2}-{max(worlds, default=0):>2} worlds "
+                  f"(mean {sum(worlds) / max(1, len(worlds)):4.1f}){' reduced' if found['reduced'] else '        '}; "
+                  f"{found['plies']:>7} plies of {full:>8} unbounded ({found['plies'] / max(1, full):.2f}); "
+                  f"{wall:6.1f} s ({cpu:6.1f} s CPU): {100 * wall / bound:5.1f} % of the bound", flush=True)
+    print(f"the longest analysis took {100 * worst:.1f} % of ARENA_ANALYSIS_SECONDS: "
+          f"{'within' if worst < 1 else 'past'} the bound")
+
+
 def main() -> None:
+    limits()
+    if os.environ.get("BENCH_ANALYSIS_LIMITS") == "1":
+        return
     quick = os.environ.get("BENCH_ANALYSIS_QUICK") == "1"
     target = 60 if quick else 1000
     processes = int(os.environ.get("ARENA_BENCH_PROCESSES", "2"))

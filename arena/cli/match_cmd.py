@@ -135,6 +135,9 @@ def ask_server(args: argparse.Namespace, match_id: int) -> dict[str, Any]:
                 raise ArenaError(f"{args.address}: {error.details() or error.code().name}") from None
             if reply.status == "done":
                 return dict(json.loads(reply.analysis_json))
+            if reply.status == "failed":  # told once: asking again would queue it again
+                raise ArenaError(f"{args.address}: the analysis of match {match_id} seat {args.seat} failed: "
+                                 f"{reply.reason}; ask again to compute it again")
             if time.monotonic() > deadline:
                 raise ArenaError(f"{args.address}: the analysis of match {match_id} is still being computed")
             time.sleep(POLL_SECONDS)

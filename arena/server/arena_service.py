@@ -399,7 +399,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def AnalyseMatch(self, request: arena_pb2.AnalyseMatchRequest, context: Any) -> arena_pb2.AnalysisReply:
         """The kept analysis, or one queued for a worker (counted against the caller's rate:
-        its bot, or its address when anonymous). Never computed here: it runs game code for
+        its bot, or its address when anonymous), or why its last computation failed (told
+        once: asked again, it is queued again). Never computed here: it runs game code for
         minutes."""
         await self._count_read(context)
         match_id = await self._id(request.match_id, "match", context)
@@ -415,6 +416,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         if found is not None:
             return arena_pb2.AnalysisReply(status="done", analysis_json=json.dumps(found, sort_keys=True))
+        reason = await asyncio.to_thread(self.analyses.failure, match_id, seat)
+        if reason is not None:  # told once; asked again, it is queued again
+            return arena_pb2.AnalysisReply(status="failed", reason=reason)
         if (match_id, seat) in self.analyses:
             return arena_pb2.AnalysisReply(status="queued")
         who = await self.access.caller(context)

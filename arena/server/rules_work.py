@@ -23,6 +23,7 @@ from arena_bot.v1 import rules_pb2
 
 from arena import games
 from arena.games import State
+from arena.memory import MIB, bound_address_space
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,7 @@ def start_worker(memory_mb: int) -> None:
             oom.write("1000")
     except OSError:  # not Linux, or not allowed: the address-space bound still holds
         pass
-    limit = memory_mb * 1024 * 1024
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    bound_address_space(memory_mb * MIB)
     games.names()
 
 

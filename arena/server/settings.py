@@ -51,6 +51,7 @@ class ServerSettings:
     # Analyses of finished matches (see arena.settings).
     analysis_worlds: int = DEFAULT.analysis_worlds
     analysis_decisions: int = DEFAULT.analysis_decisions
+    analysis_plies: int = DEFAULT.analysis_plies
     analysis_seconds: float = DEFAULT.analysis_seconds
     analysis_per_minute: int = DEFAULT.analysis_per_minute
     analysis_queue: int = DEFAULT.analysis_queue

@@ -9,11 +9,13 @@ rule again when it runs, as a deal can be dealt again between the asking and the
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from arena import memory
 from arena.errors import ArenaError, BadInput, NotFound
 from arena.referee.analysis import AnalysisBudget, analyse
 
@@ -59,9 +61,12 @@ def lookup(connection: Connection, match_id: int, seat: int, budget: AnalysisBud
     return stored(connection, match_id, seat, budget)
 
 
-def analyse_match(match_id: int, seat: int, budget: AnalysisBudget, url: str | None = None) -> dict[str, Any]:
+def analyse_match(match_id: int, seat: int, budget: AnalysisBudget, url: str | None = None,
+                  memory_mb: int | None = None) -> dict[str, Any]:
     """The analysis of ``seat`` in ``match_id``: the kept one, or computed now and kept (a
-    second computation of the same one, in a race, keeps the first row; they are equal)."""
+    second computation of the same one, in a race, keeps the first row; they are equal).
+    ``memory_mb``: the computation may take at most that much more memory (``memory.ceiling``;
+    past it ``MemoryError``, nothing kept); the store's reads and writes are outside it."""
     with db.read(url) as connection:
         found = lookup(connection, match_id, seat, budget)
         if found is not None:
@@ -70,7 +75,8 @@ def analyse_match(match_id: int, seat: int, budget: AnalysisBudget, url: str | N
             sa.select(transcript_t.c.data).where(transcript_t.c.match_id == match_id)).scalar_one_or_none()
     if transcript is None:
         raise NotFound(f"no transcript for match {match_id}")
-    data = analyse(transcript, seat, match_id, budget)
+    with memory.ceiling(memory_mb) if memory_mb is not None else nullcontext():
+        data = analyse(transcript, seat, match_id, budget)
     with db.transaction(url) as connection:
         check(connection, match_id, seat)
         connection.execute(_insert(connection, analysis_t).values(

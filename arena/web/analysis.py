@@ -65,8 +65,9 @@ def kept(url: str | None, match_id: int, seat: int, settings: WebSettings) -> di
 
 
 def ask(settings: WebSettings, match_id: int, seat: int) -> dict[str, Any]:
-    """Forward a request for an analysis to the Arena service: ``{status}`` (``queued`` or
-    ``done``); ``Refused`` with the service's reason otherwise."""
+    """Forward a request for an analysis to the Arena service: ``{status, analysis}``
+    (``queued``, ``done``, or ``failed`` with its ``reason``: the last computation failed and
+    asking again queues it again); ``Refused`` with the service's reason otherwise."""
     request = arena_pb2.AnalyseMatchRequest(match_id=str(match_id), seat=seat)
     with _channel(settings) as channel:
         try:
@@ -79,7 +80,10 @@ def ask(settings: WebSettings, match_id: int, seat: int) -> dict[str, Any]:
                 reason = "the arena service cannot be reached: try again later"
             raise Refused(reason, STATUSES.get(code, 502), str(wait) if wait else None) from None
     done = reply.status == "done"
-    return {"status": reply.status, "analysis": json.loads(reply.analysis_json) if done else None}
+    answer = {"status": reply.status, "analysis": json.loads(reply.analysis_json) if done else None}
+    if reply.status == "failed":
+        answer["reason"] = reply.reason
+    return answer
 
 
 def retry_after(error: grpc.RpcError) -> str | None:

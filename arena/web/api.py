@@ -137,7 +137,8 @@ def match_analysis(request: Request, match_id: MatchId, seat: Seat = 0) -> dict[
 def ask_analysis(request: Request, match_id: MatchId, seat: Seat = 0) -> Response:
     """Forwarded to the Arena service (``Arena.AnalyseMatch``): 202 ``{"status": "queued"}``
     while its workers compute it (read it with ``GET`` once kept), 200 with the analysis when
-    it is kept. 409 while the match's deal is sealed, 404 for no such match, 400 for no such
+    it is kept, 200 ``{"status": "failed", "reason"}`` when its last computation failed (past
+    its time or memory; nothing kept: asking again queues it again). 409 while the match's deal is sealed, 404 for no such match, 400 for no such
     seat, 429 with ``Retry-After`` past ``ARENA_ANALYSIS_PER_MINUTE`` requests a minute from
     one address (here, and on the service, where the web face counts as one caller), 503 when
     the service cannot be reached."""
@@ -150,7 +151,7 @@ def ask_analysis(request: Request, match_id: MatchId, seat: Seat = 0) -> Respons
     except analysis.Refused as refused:
         headers = {"Retry-After": refused.retry_after} if refused.retry_after else None
         return JSONResponse({"detail": str(refused)}, status_code=refused.status, headers=headers)
-    return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
+    return JSONResponse(answer, status_code=202 if answer["status"] == "queued" else 200)
 
 
 def revalidated(if_none_match: str, tag: str) -> bool:

@@ -36,6 +36,7 @@ class WebSettings:
     arena_tls_cert: str | None = None  # the server's certificate, trusted when it serves TLS
     analysis_worlds: int = 24
     analysis_decisions: int = 120
+    analysis_plies: int = 1_500_000
     analysis_per_minute: int = 6
 
     @staticmethod
@@ -52,6 +53,7 @@ class WebSettings:
             arena_tls_cert=settings.tls_cert,
             analysis_worlds=settings.analysis_worlds,
             analysis_decisions=settings.analysis_decisions,
+            analysis_plies=settings.analysis_plies,
             analysis_per_minute=settings.analysis_per_minute,
         )
 

@@ -27,14 +27,14 @@ def test_analyse_in_this_process_then_served_as_kept(embedded, capsys, monkeypat
     capsys.readouterr()
     assert main(["match", "analyse", "1", "--seat", "0"]) == 0
     shown = capsys.readouterr().out
-    assert re.search(r"match 1, seat 0 \(crazy_eights, win probability, budget w4-a10-d5-pend-c16\): \d+ decisions judged, "
+    assert re.search(r"match 1, seat 0 \(crazy_eights, win probability, budget w4-a10-d5-pend-c16-m1500000\): \d+ decisions judged, "
                      r"average loss [\d.]+ points, accuracy [\d.]+; \d+ blunders?, \d+ mistakes?, "
                      r"\d+ inaccurac(y|ies)( \(cut short\))?$", shown, re.M)
     assert re.search(r"^\s+\d+\s+turn \d+\s+\S.* loss\s+-?[\d.]+ ± [\d.]+", shown, re.M)
     assert "inaccuracys" not in shown
     assert main(["match", "analyse", "1", "--seat", "0", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["seat"] == 0 and document["key"] == "w4-a10-d5-pend-c16"
+    assert document["seat"] == 0 and document["key"] == "w4-a10-d5-pend-c16-m1500000"
     with db.transaction() as connection:
         connection.execute(match_t.update().where(match_t.c.id == 2).values(status=MatchStatus.SCHEDULED))
     assert main(["match", "analyse", "1", "--seat", "1"]) == 2

@@ -195,3 +195,38 @@ def test_a_seat_the_match_does_not_have_is_refused(seat: int) -> None:
 def test_a_budget_out_of_bounds_is_refused(changes: dict[str, int]) -> None:
     with pytest.raises(analysis.BadAnalysis):
         analysis.AnalysisBudget(**changes)
+
+
+@pytest.mark.parametrize("game", games.names())
+def test_every_game_is_analysed_end_to_end(game: str) -> None:
+    transcript = played(["heuristic", "heuristic"], seed=3, game=game)
+    # Two decisions on few worlds: every game's analysis, whatever its match's length, goes
+    # through (``bench analysis`` times each game's at the default budget).
+    budget = analysis.AnalysisBudget(worlds=4, confirm=4, decisions=2, plies=100)
+    found = analysis.analyse(transcript, 0, 1, budget)
+    json.dumps(found)
+    assert found["game"] == game and len(found["decisions"]) == 2 and found["plies"] > 0
+    assert all(2 <= d["worlds"] <= 4 for d in found["decisions"])
+    for judged in found["decisions"]:
+        assert judged["best"] in [row["action"] for row in judged["actions"]]
+        assert len(judged["actions"]) >= 2
+
+
+def test_the_plies_are_shared_among_the_decisions_and_counted_not_timed() -> None:
+    transcript = played(["random", "heuristic"], seed=4, game="durak")
+    budget = analysis.AnalysisBudget(worlds=8, confirm=8)
+    full = analysis.analyse(transcript, 0, 1, budget)
+    assert len(full["decisions"]) >= 10 and not full["reduced"]
+    assert {d["worlds"] for d in full["decisions"]} == {8} and full["plies"] < budget.plies
+    # The budget counts in Backpacker's plies, the analysis in Durak's.
+    half = analysis.AnalysisBudget(worlds=8, confirm=8, plies=round(full["plies"] * analysis.ply_cost("durak") / 2))
+    found = analysis.analyse(transcript, 0, 1, half)
+    worlds = [d["worlds"] for d in found["decisions"]]
+    assert found["reduced"] and min(worlds) >= 2 and max(worlds) <= 8
+    assert [d["index"] for d in found["decisions"]] == [d["index"] for d in full["decisions"]]
+    # Shared, not spent first come first served: the first and the last half of the decisions
+    # get about as many worlds, and the plies spent are about the budget's.
+    middle = len(worlds) // 2
+    assert abs(sum(worlds[:middle]) / middle - sum(worlds[middle:]) / (len(worlds) - middle)) <= 2, worlds
+    assert full["plies"] / 2 * 0.8 <= found["plies"] <= full["plies"] / 2 * 1.2
+    assert json.dumps(analysis.analyse(transcript, 0, 1, half), sort_keys=True) == json.dumps(found, sort_keys=True)

@@ -58,7 +58,8 @@ def test_an_analysis_is_queued_computed_apart_and_then_served_as_kept(arena: are
                poll=0.5, what="the analysis")
     analysis = json.loads(replies[-1].analysis_json)
     assert analysis["seat"] == 0 and analysis["game"] == GAME
-    assert analysis["budget"] == {"worlds": 4, "actions": 10, "decisions": 6, "depth": None, "confirm": 16}
+    assert analysis["budget"] == {"worlds": 4, "actions": 10, "decisions": 6, "depth": None, "confirm": 16,
+                                  "plies": 1_500_000}
     assert 1 <= len(analysis["decisions"]) <= 6
     for decision in analysis["decisions"]:
         assert decision["best"] in [a["action"] for a in decision["actions"]]
@@ -98,3 +99,18 @@ def test_new_computations_are_rate_limited_per_caller(arena: arena_pb2_grpc.Aren
     assert "at most 2 analyses a minute" in (refused.value.details() or "")
     assert dict(refused.value.trailing_metadata() or ())["retry-after"]
     assert ask(arena, ids[1], 0, metadata=ADMIN).status == "queued"  # the admin is not counted
+
+
+def test_a_failed_analysis_is_told_once_and_then_queued_again(arena: arena_pb2_grpc.ArenaStub,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read by the server's analysis process when it starts, at the first request.
+    monkeypatch.setenv("ARENA_ANALYSIS_MEMORY_MB", "1")
+    match_id = finished_matches(arena)[0]
+    assert ask(arena, match_id, 0).status == "queued"
+    replies: list[arena_pb2.AnalysisReply] = []
+    wait_until(lambda: replies.append(ask(arena, match_id, 0)) or replies[-1].status != "queued", 120,
+               poll=0.5, what="the analysis to fail")
+    assert replies[-1].status == "failed" and not replies[-1].analysis_json
+    assert "more than the 1 MiB of memory" in replies[-1].reason
+    assert ask(arena, match_id, 0).status == "queued"  # asked again at once
+    assert kept() == 0

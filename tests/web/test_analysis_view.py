@@ -101,7 +101,7 @@ def test_the_api_reads_the_kept_analysis_and_forwards_a_request(arena: Arena, we
     match_id = arena.matches[0]
     before = httpx.get(web.url + analysis_path(match_id), params={"seat": 1})
     assert before.status_code == 200
-    assert before.json() == {"match_id": match_id, "seat": 1, "key": f"w{WORLDS}-a10-d{DECISIONS}-pend-c{4 * WORLDS}",
+    assert before.json() == {"match_id": match_id, "seat": 1, "key": f"w{WORLDS}-a10-d{DECISIONS}-pend-c{4 * WORLDS}-m1500000",
                              "analysis": None}
     asked = httpx.post(web.url + analysis_path(match_id), params={"seat": 1})
     assert asked.status_code == 202 and asked.json() == {"status": "queued", "analysis": None}

@@ -1,5 +1,6 @@
 """Where analyses run embedded (``workers.analysis``): in a process of their own, killed past
-their time bound with nothing kept (and then asked for again), at most a queue's worth at once."""
+their time bound or failed past their memory ceiling with nothing kept, the reason told once
+and then asked for again at once, at most a queue's worth at once."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from arena.tournaments.play import play_and_record
 from tests.helpers import wait_until
 from tests.support.platform import small_tournament
 from workers.analysis import Analyses, Busy
+
+# Under a 1 MiB ceiling a fresh analysis process cannot even load the games' code; without a
+# ceiling this budget is minutes of work, past what the tests wait for.
+MEMORY_HUNGRY = AnalysisBudget(worlds=1000, confirm=1000, decisions=8)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -38,6 +43,30 @@ def test_an_analysis_past_its_time_is_stopped_and_may_be_asked_again(embedded: s
         with db.read(embedded) as connection:
             assert connection.execute(sa.select(sa.func.count()).select_from(Analysis.__table__)).scalar_one() == 0
         assert asked.ask(finished[0], 0)  # stopped: it may be asked for again
+    finally:
+        asked.close()
+
+
+def kept_rows(url: str) -> int:
+    with db.read(url) as connection:
+        return connection.execute(sa.select(sa.func.count()).select_from(Analysis.__table__)).scalar_one()
+
+
+def test_an_analysis_past_its_memory_ceiling_fails_with_the_reason_and_may_be_asked_again_at_once(
+        embedded: str, finished: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_ANALYSIS_MEMORY_MB", "1")  # read by the analysis process when it starts
+    asked = Analyses(MEMORY_HUNGRY, seconds=60, queue=4)
+    try:
+        assert asked.ask(finished[0], 0)
+        reason = wait_until(lambda: asked.failure(finished[0], 0), 60, what="the analysis to fail")
+        assert "more than the 1 MiB of memory" in reason and "ARENA_ANALYSIS_MEMORY_MB" in reason
+        assert asked.failure(finished[0], 0) is None  # told once
+        assert kept_rows(embedded) == 0
+        assert (finished[0], 0) not in asked
+        assert asked.ask(finished[0], 0)  # queued again at once, not waiting for the time bound
+        # The process that failed goes on computing: another seat's fails the same way.
+        assert asked.ask(finished[0], 1)
+        assert "1 MiB" in wait_until(lambda: asked.failure(finished[0], 1), 60, what="the second failure")
     finally:
         asked.close()
 

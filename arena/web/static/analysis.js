@@ -70,6 +70,12 @@
     asking += 1;
     fetch(address(seat), { method: "POST" }).then(answer).then(function (body) {
       if (body.status === "done") { asking -= 1; ui.status.textContent = ""; draw(body.analysis); return; }
+      if (body.status === "failed") {  // told once: the button asks again
+        asking -= 1;
+        ui.ask.hidden = false;
+        ui.status.textContent = "The last analysis failed: " + body.reason + ". Ask again to compute it again.";
+        return;
+      }
       ui.status.textContent = "being computed…";
       var wait = function () {
         polls += 1;
@@ -78,7 +84,7 @@
             asking -= 1;
             if (ui.seat.value === seat) { ui.status.textContent = ""; draw(got.analysis); }
           } else if (polls < POLL_LIMIT) setTimeout(wait, POLL_MS);
-          else { asking -= 1; ui.status.textContent = "still being computed: come back later"; }
+          else { asking -= 1; ui.ask.hidden = false; ui.status.textContent = "still being computed: come back later"; }
         }).catch(function (why) { asking -= 1; ui.status.textContent = "The analysis could not be read: " + why; });
       };
       setTimeout(wait, POLL_MS);

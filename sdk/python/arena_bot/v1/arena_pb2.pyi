@@ -333,9 +333,11 @@ class AnalyseMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class AnalysisReply(_message.Message):
-    __slots__ = ("status", "analysis_json")
+    __slots__ = ("status", "analysis_json", "reason")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ANALYSIS_JSON_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     status: str
     analysis_json: str
-    def __init__(self, status: _Optional[str] = ..., analysis_json: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, status: _Optional[str] = ..., analysis_json: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
