@@ -180,7 +180,7 @@ def test_a_live_worker_killed_mid_match_is_healed(pg_url, shared_redis, queue_na
     is held by leases alone, and the supervisor sends it again once they lapse."""
     env = live_environment(pg_url, shared_redis, queue_name)
     db.engine(pg_url)
-    tid, ids = paced_tournament(pg_url, reps=3)
+    tid, ids = paced_tournament(pg_url, reps=3, think=0.1)  # matches of seconds: some in play at the kill
     doomed = workers(env, concurrency=50, command="arena-live")
     survivor = workers(env, concurrency=50, command="arena-live")
     arena(env, "tournament", "run", str(tid), "--no-wait")
@@ -195,7 +195,7 @@ def test_a_live_worker_stopped_with_sigterm_ends_its_matches_first(pg_url, share
     """A warm shutdown of a live worker waits for the matches on its loop: none is played twice."""
     env = live_environment(pg_url, shared_redis, queue_name)
     db.engine(pg_url)
-    tid, ids = paced_tournament(pg_url, reps=3)
+    tid, ids = paced_tournament(pg_url, reps=3, think=0.1)  # matches of seconds: some in play at the stop
     stopping = workers(env, concurrency=50, command="arena-live")
     workers(env, concurrency=50, command="arena-live")
     arena(env, "tournament", "run", str(tid), "--no-wait")
