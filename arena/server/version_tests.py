@@ -3,8 +3,10 @@
 A bot's token may test the versions of its own line (``arena.store.versions``) against each
 other or against house bots; the admin may test any bots. Bots are named as everywhere else
 (``walker-v2``, ``house:heuristic``), or by their version number in a line: ``walker@2`` is
-version 2 of the line ``walker`` belongs to. A test is two players, unrated (no rating moves),
-and each of its bots may be in one running test at a time.
+version 2 of the line ``walker`` belongs to. A test is unrated (no rating moves), and each of
+its bots may be in one running test at a time. At a table of more than two, A and B each take
+every seat of a deal against the same field of house bots (``paired.DEFAULT_FIELD`` unless
+named), as ``arena test --players N`` does in-process.
 
 The test plays on a thread of the server (``start``) through ``workers.paired``: its matches
 travel the same queues, claims, leases and exactly-once recording as a tournament's. Before
@@ -36,8 +38,8 @@ bot_t = Bot.__table__
 # The most groups a test over the server may play (and its default): at two matches a group,
 # 4,000 matches, about what the sequential test needs for an edge of 5 normalized Elo.
 MAX_GROUPS = 2000
-# A test is two players: A and B meet at one table, the seats swapped.
-PLAYERS = 2
+# Table sizes a test may name: two (A and B meet, the seats swapped) up to a field of seven.
+PLAYERS = (2, 8)
 _recording = threading.Lock()  # checking a bot's running tests and opening one is one step
 
 
@@ -93,20 +95,33 @@ class Prepared:
 
 
 def prepare(connection: Connection, base: str, candidate: str, game_names: Sequence[str],
-            hypotheses: sprt.Hypotheses, cap: int, caller_bot_id: int | None) -> Prepared:
-    """Resolve and check a test: its games (each played by two), its bots, and, for a bot's
-    token (``caller_bot_id``), that every external bot is of the caller's own line."""
+            hypotheses: sprt.Hypotheses, cap: int, caller_bot_id: int | None,
+            players: int = 2, field: Sequence[str] = ()) -> Prepared:
+    """Resolve and check a test: its games (each played by ``players``), its bots, the field
+    of house bots at a larger table, and, for a bot's token (``caller_bot_id``), that every
+    external bot is of the caller's own line."""
     if not game_names:
         raise BadInput("name at least one game")
     if len(game_names) > len(games.names()):
         raise BadInput(f"at most {len(games.names())} games")
+    if not PLAYERS[0] <= players <= PLAYERS[1]:
+        raise BadInput(f"players {players}: expected {PLAYERS[0]}-{PLAYERS[1]}")
+    if len(field) > PLAYERS[1]:
+        raise BadInput(f"a field of at most {PLAYERS[1]} bots")
     names = []
     for game in game_names:
         rules = games.get(game)  # UnknownGame (a KeyError) for a game that is none
-        if PLAYERS not in rules.player_counts(rules.resolve_options(None)):
-            raise BadInput(f"{rules.name} is not played by {PLAYERS}")
+        if players not in rules.player_counts(rules.resolve_options(None)):
+            raise BadInput(f"{rules.name} is not played by {players}")
         if rules.name not in names:
             names.append(rules.name)
+    if players == 2 and field:
+        raise BadInput("a field is for a table of more than two players")
+    field = list(field) or (list(paired.DEFAULT_FIELD) if players > 2 else [])
+    for name in field:
+        if house_names.house_name(name) is None:
+            raise BadInput(f"the field is of house bots ({', '.join(sorted(house_names.strategies()))}): "
+                           f"{name!r} is none")
     if not 1 <= cap <= MAX_GROUPS:
         raise BadInput(f"max_groups {cap}: expected 1-{MAX_GROUPS}")
     entrants = [resolve(connection, base), resolve(connection, candidate)]
@@ -117,7 +132,7 @@ def prepare(connection: Connection, base: str, candidate: str, game_names: Seque
                 raise NotYours(f"{entrant.name} is not a version of this bot: a bot's token tests its own "
                                "versions and house bots")
     externals = tuple(e for e in entrants if e.external)
-    lineup = paired.lineup(entrants[0].name, entrants[1].name, [], PLAYERS, names,
+    lineup = paired.lineup(entrants[0].name, entrants[1].name, field, players, names,
                            external=[e.name for e in externals])
     return Prepared(lineup, names, hypotheses, cap, externals)
 
@@ -125,7 +140,7 @@ def prepare(connection: Connection, base: str, candidate: str, game_names: Seque
 def open_test(prepared: Prepared, seed: int) -> paired.TestRun:
     """Write the test's tournament, unless one of its bots is in a running test (``Busy``)."""
     spec = {"base": prepared.lineup.base, "candidate": prepared.lineup.candidate, "games": prepared.games,
-            "players": PLAYERS, "field": [], "elo0": prepared.hypotheses.elo0, "elo1": prepared.hypotheses.elo1,
+            "players": prepared.lineup.players, "field": list(prepared.lineup.field), "elo0": prepared.hypotheses.elo0, "elo1": prepared.hypotheses.elo1,
             "max_groups": prepared.cap}
     with _recording, db.transaction() as connection:
         # Registered bots only: house bots play in any number of tests at once.

@@ -32,6 +32,10 @@ seat_t = MatchSeat.__table__
 tournament_t = Tournament.__table__
 
 
+# The other seats of a table of more than two, cycled, unless a test names its own field.
+DEFAULT_FIELD = ("heuristic", "random")
+
+
 @dataclass(frozen=True)
 class Lineup:
     """Who plays: house bots by their stored names (``random-2`` is a second random bot)."""
