@@ -153,26 +153,47 @@ class _Data:
     bot indices each), and each unit's entries (unit, set or bot, weight)."""
 
     def __init__(self, found: Mapping[Any, Unit]) -> None:
+        # One pass over the units into flat columns, risk sets numbered as first met; then
+        # numpy renumbers sets and bots in their sorted order.
         keys = sorted(found, key=_sort_key)
-        self.bots = sorted({b for u in found.values() for b in u.chosen} |
-                           {b for u in found.values() for risk in u.sets for b in risk})
+        numbered: dict[tuple[int, ...], int] = {}
+        chosen_unit: list[int] = []
+        chosen_bot: list[int] = []
+        chosen_weight: list[float] = []
+        set_unit: list[int] = []
+        set_first: list[int] = []
+        set_weight: list[float] = []
+        for u, key in enumerate(keys):
+            unit = found[key]
+            chosen_bot += unit.chosen
+            chosen_weight += unit.chosen.values()
+            chosen_unit += [u] * len(unit.chosen)
+            set_first += [numbered.setdefault(risk, len(numbered)) for risk in unit.sets]
+            set_weight += unit.sets.values()
+            set_unit += [u] * len(unit.sets)
+        risks = list(numbered)
+        self.bots = sorted({b for risk in risks for b in risk})
         index = {b: i for i, b in enumerate(self.bots)}
-        risks = sorted({risk for u in found.values() for risk in u.sets}, key=lambda r: (len(r), r))
-        set_index = {r: i for i, r in enumerate(risks)}
+        order = sorted(range(len(risks)), key=lambda i: (len(risks[i]), risks[i]))
+        renumber = np.empty(len(risks), np.int64)
+        renumber[order] = np.arange(len(risks))
         self.sizes: list[tuple[int, np.ndarray]] = []  # (offset of the first set, its bot indices)
         start = 0
-        while start < len(risks):
+        while start < len(order):
+            width = len(risks[order[start]])
             end = start
-            while end < len(risks) and len(risks[end]) == len(risks[start]):
+            while end < len(order) and len(risks[order[end]]) == width:
                 end += 1
-            self.sizes.append((start, np.array([[index[b] for b in r] for r in risks[start:end]], dtype=np.int64)))
+            self.sizes.append((start, np.array([[index[b] for b in risks[i]] for i in order[start:end]], np.int64)))
             start = end
         self.units = len(keys)
         self.sets = len(risks)
-        chosen = [(u, index[b], w) for u, k in enumerate(keys) for b, w in found[k].chosen.items()]
-        made = [(u, set_index[r], w) for u, k in enumerate(keys) for r, w in found[k].sets.items()]
-        self.chosen_unit, self.chosen_bot, self.chosen_weight = _columns(chosen)
-        self.set_unit, self.set_id, self.set_weight = _columns(made)
+        self.chosen_unit = np.array(chosen_unit, np.int64)
+        self.chosen_bot = np.array([index[b] for b in chosen_bot], np.int64)
+        self.chosen_weight = np.array(chosen_weight, float)
+        self.set_unit = np.array(set_unit, np.int64)
+        self.set_id = renumber[np.array(set_first, np.int64)] if set_first else np.zeros(0, np.int64)
+        self.set_weight = np.array(set_weight, float)
 
     def totals(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``W`` (replicas x bots) and ``n`` (replicas x sets) when unit ``u`` is counted
@@ -189,13 +210,6 @@ class _Data:
 
 def _sort_key(key: Hashable) -> tuple[str, str]:
     return (type(key).__name__, repr(key))
-
-
-def _columns(entries: list[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if not entries:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    unit, which, weight = zip(*entries, strict=True)
-    return np.array(unit, np.int64), np.array(which, np.int64), np.array(weight, float)
 
 
 def _probabilities(theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
