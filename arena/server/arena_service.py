@@ -373,7 +373,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                     await context.abort(grpc.StatusCode.NOT_FOUND, f"no test {request.test_id!r}")
                 progress = state.get("progress") or {}
                 hypotheses = sprt.Hypotheses(state["elo0"], state["elo1"])
-                shown = paired.STOPPED if paired.stale(state) else state["state"]  # its server stopped
+                # A server's test whose server stopped is taken over by another (still running).
+                shown = paired.STOPPED if paired.stale(state) and not state.get("server") else state["state"]
                 message = arena_pb2.TestProgress(
                     test_id=str(test_id), state=shown, groups=progress.get("groups", 0),
                     llr=progress.get("llr", 0.0), lower=hypotheses.lower, upper=hypotheses.upper,
