@@ -47,7 +47,8 @@ Rotations of one deal are not independent (they share the cards), so the 95 % in
 from a bootstrap over whole units: a duplicate group (a tournament's rotations of one game
 and deal), or a match with no group. ``replicas`` resamplings of the units, each fitted again
 (from the full fit, with its Hessian: a few cheap steps each), give each bot's 2.5th and
-97.5th percentiles. The bootstrap is seeded: the same results give the same intervals. The
+97.5th percentiles. Past ``EXACT_UNITS`` units a replica is one such step, summed from each
+unit's gradient (``_one_step``): a million results take seconds, not minutes. The bootstrap is seeded: the same results give the same intervals. The
 units are put in the order of their keys first, so the order they were read in does not
 matter either.
 
@@ -96,6 +97,9 @@ class Unit:
     def add(self, ranking: Ranking, count: float = 1.0) -> None:
         """Add ``count`` matches that ended in ``ranking``."""
         chosen, sets = choices(ranking)
+        if not self.sets and count == 1.0:  # a unit's first match (most are lone matches): its own dicts
+            self.chosen, self.sets = chosen, sets
+            return
         for bot, weight in chosen.items():
             self.chosen[bot] = self.chosen.get(bot, 0.0) + count * weight
         for risk, weight in sets.items():
@@ -114,6 +118,13 @@ def choices(ranking: Ranking) -> tuple[dict[int, float], dict[tuple[int, ...], f
     chosen: dict[int, float] = {}
     sets: dict[tuple[int, ...], float] = {}
     remaining = sorted(ranking, key=lambda seat: seat[1])
+    if len({rank for _, rank in remaining}) == len(remaining):  # no tie: each place one choice
+        for place in range(len(remaining) - 1):
+            bot = remaining[place][0]
+            chosen[bot] = chosen.get(bot, 0.0) + 1.0
+            risk = tuple(sorted(b for b, _ in remaining[place:]))
+            sets[risk] = sets.get(risk, 0.0) + 1.0
+        return chosen, sets
     while remaining:
         best = remaining[0][1]
         block = [bot for bot, rank in remaining if rank == best]
