@@ -7,11 +7,14 @@ Bradley-Terry point fit (no interval) of the 1e4 two-player results, measured in
   counted per unit and ranking, so this is its worst case: every match its own row);
 - ``point``: the Newton fit alone;
 - ``list``: the whole list as the leaderboard shows it (fit, bootstrap of ``ml.REPLICAS``
-  replicas over the units, LOS).
+  replicas over the units, LOS); past ``ml.EXACT_UNITS`` units a replica is one Newton step;
+- ``refit``: the same list with every replica refitted to convergence, as the bootstrap was
+  computed at every size before (up to 1e5 results: beyond, it takes minutes).
 
 The web face keeps the list and fits again only when rated results arrive (at most every
-``arena.web.caches.ML_CHECK_SECONDS``), so ``list`` is paid once per new results, not per
-request. ``python -m bench ml``; ``BENCH_ML_QUICK=1`` stops at 1e5.
+``arena.web.caches.ML_CHECK_SECONDS``), on a thread no reader waits for, so ``list`` is paid
+once per new results, not per request. ``python -m bench ml``; ``BENCH_ML_QUICK=1`` stops at
+1e5.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from arena.stats import ml
 
 BOTS = 50
+REFIT_UP_TO = 100_000
 SIZES = (10_000, 100_000) if os.environ.get("BENCH_ML_QUICK") else (10_000, 100_000, 1_000_000)
 
 
@@ -62,15 +66,19 @@ def main() -> None:
     baseline, _ = timed(lambda: ml.strengths(base_units))
     print(f"baseline: one plain Bradley-Terry point fit of {SIZES[0]:,} two-player results, "
           f"{BOTS} bots: {baseline * 1000:.1f} ms")
-    print(f"{'seats':>5} {'results':>10} {'units':>9} {'units x':>9} {'point x':>9} {'list x':>9} {'list s':>8}")
+    print(f"{'seats':>5} {'results':>10} {'units':>9} {'units x':>9} {'point x':>9} {'list x':>9} {'list s':>8}"
+          f" {'refit x':>9}")
     for seats, make in ((2, two_player), (4, four_player)):
         for size in SIZES:
             rows = make(size, rng)
             built, found = timed(lambda rows=rows: ml.units(rows))
             point, _ = timed(lambda found=found: ml.strengths(found))
             whole, _ = timed(lambda found=found: ml.fit(found))
+            refit = "-"
+            if size <= REFIT_UP_TO:
+                refit = f"{timed(lambda found=found: ml.fit(found, exact_units=len(found)))[0] / baseline:.1f}"
             print(f"{seats:>5} {size:>10,} {len(found):>9,} {built / baseline:>9.1f} {point / baseline:>9.1f} "
-                  f"{whole / baseline:>9.1f} {whole:>8.2f}", flush=True)
+                  f"{whole / baseline:>9.1f} {whole:>8.2f} {refit:>9}", flush=True)
 
 
 if __name__ == "__main__":

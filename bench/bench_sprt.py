@@ -30,6 +30,8 @@ from arena.stats.groups import Group, outcomes, pairing_gain, rank_score
 FIRST_SEED = 5_000
 RESAMPLES = 12
 GOAL_RATIO, GOAL_GAMES = 2.0, 6
+# A score this far from even is lopsided: the stronger bot wins from either seat.
+LOPSIDED = 0.15
 # A sequence stops undecided at this many games (either test), to bound the bench's time.
 CAP_GAMES = 40_000
 
@@ -83,6 +85,9 @@ def why_not(row: dict) -> str:
     """Why pairing did not save 2x in a game, from what was measured."""
     if row["variance_ratio"] is None:
         return "every group scored the same: nothing to compare"
+    if row["variance_ratio"] < GOAL_RATIO and abs(row["score"] - 0.5) >= LOPSIDED:
+        return (f"one bot wins from either seat (score {row['score']:.2f}): a deal's result hardly depends "
+                "on the seat, so pairing has little of its luck to cancel")
     if row["variance_ratio"] < GOAL_RATIO:
         return ("the two seatings of a deal share little of its luck: the search's score on the deal "
                 "hardly depends on which seat holds the cards")

@@ -40,10 +40,27 @@ def play_until_decided(plan: Plan, on_batch: Callable[[float, int], None] | None
                        notice: Notice | None = stderr_notice) -> tuple[paired.Played, float, str | None]:
     """Batches of groups until the LLR leaves its bounds or ``plan.cap`` groups are played;
     ``on_batch(llr, groups)`` after each. ``stop()``, asked before each batch, gives a reason
-    to end the test early (a bot went away), which is returned with the groups and the LLR."""
-    written = 0  # groups of each game written so far
+    to end the test early (a bot went away), which is returned with the groups and the LLR.
+
+    A test taken over from a server that stopped carries on from the groups its tournament
+    holds: the batch in flight is played out first."""
     played, llr = paired.Played({}, 0), 0.0
     n_games = len(plan.games)
+
+    def follow_batch() -> tuple[paired.Played, float]:
+        run_tournament(plan.run.tournament_id, notice=notice)
+        with db.read() as connection:
+            played = paired.read_groups(connection, plan.run, plan.lineup)
+        everything = [g for groups in played.groups.values() for g in groups]
+        llr = sprt.llr(counts(everything, plan.lineup.players), plan.hypotheses, outcomes(plan.lineup.players))
+        if on_batch is not None:
+            on_batch(llr, len(everything))
+        return played, llr
+
+    with db.read() as connection:
+        written = paired.groups_written(connection, plan.run.tournament_id, plan.games[0])  # of each game
+    if written:
+        played, llr = follow_batch()
     while plan.hypotheses.verdict(llr) is None:
         done = sum(len(g) for g in played.groups.values()) + played.dropped
         left = plan.cap - written * n_games
@@ -56,13 +73,7 @@ def play_until_decided(plan: Plan, on_batch: Callable[[float, int], None] | None
         with db.transaction() as connection:
             paired.write_batch(connection, plan.run, plan.lineup, plan.games, written, batch)
         written += batch
-        run_tournament(plan.run.tournament_id, notice=notice)
-        with db.read() as connection:
-            played = paired.read_groups(connection, plan.run, plan.lineup)
-        everything = [g for groups in played.groups.values() for g in groups]
-        llr = sprt.llr(counts(everything, plan.lineup.players), plan.hypotheses, outcomes(plan.lineup.players))
-        if on_batch is not None:
-            on_batch(llr, len(everything))
+        played, llr = follow_batch()
     return played, llr, None
 
 

@@ -47,14 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"stop undecided after this many groups ({MAX_GROUPS[0]}-{MAX_GROUPS[1]}, "
                              "default %(default)s)")
     parser.add_argument("--players", default="2", metavar="N", help="table size (default %(default)s)")
-    parser.add_argument("--field", default="heuristic,random",
+    parser.add_argument("--field", default=",".join(paired.DEFAULT_FIELD),
                         help="house bots in the other seats at a table of more than two (default %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="master seed (default: drawn at random; "
                         "on a server, the admin's alone)")
     parser.add_argument("--address", metavar="HOST:PORT",
                         help="play the test on the running server there, where registered bots are connected: "
                              "A and B are then versions of your bot (name, or name@N for its version N) or "
-                             "house bots; two players")
+                             "house bots")
     parser.add_argument("--token", default=None, help="with --address: your bot's token (default ARENA_BOT_TOKEN), "
                         "or the admin token to test any bots")
     parser.add_argument("--ca", type=Path, metavar="FILE",
@@ -73,17 +73,15 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"--elo0/--elo1: {error}") from None
     cap = bounded(args.max_groups, "--max-groups", *MAX_GROUPS)
     players = bounded(args.players, "--players", *PLAYERS)
+    field = [b.strip() for b in args.field.split(",") if b.strip()]
     if args.address:
-        if players != 2:
-            raise BadInput("--players: a test on a server is two players")
-        return finish(args, run_remote(args, game_names, hypotheses, cap))
+        return finish(args, run_remote(args, game_names, hypotheses, cap, players, field))
     if args.token or args.tls or args.ca:
         raise BadInput("--token, --tls and --ca are for a server: give its --address HOST:PORT too")
     for name in game_names:
         game = games.get(name)
         if players not in game.player_counts(game.resolve_options(None)):
             raise BadInput(f"--players {players}: {name} is not played by {players}")
-    field = [b.strip() for b in args.field.split(",") if b.strip()]
     lineup = paired.lineup(args.base, args.candidate, field, players, game_names)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**62)
 
@@ -107,12 +105,13 @@ def run(args: argparse.Namespace) -> int:
     return finish(args, playing.summary(plan, played, llr, time.monotonic() - started))
 
 
-def run_remote(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int) -> dict:
+def run_remote(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int,
+               players: int, field: list[str]) -> dict:
     from .test_remote import run_on_server
 
     bar = LlrBar(hypotheses)
     try:
-        return run_on_server(args, game_names, hypotheses, cap, bar)
+        return run_on_server(args, game_names, hypotheses, cap, players, field if players > 2 else [], bar)
     finally:
         bar.close()
 

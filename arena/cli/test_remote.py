@@ -16,7 +16,7 @@ from .tournament_remote import CALL_SECONDS, FOLLOW_SECONDS, calls
 
 
 def run_on_server(args: argparse.Namespace, game_names: list[str], hypotheses: sprt.Hypotheses, cap: int,
-                  bar: Any) -> dict[str, Any]:
+                  players: int, field: list[str], bar: Any) -> dict[str, Any]:
     """Start the test on the server at ``args.address`` and follow it to its end, drawing
     ``bar(llr, groups)``; returns its report (the document of ``arena test --json``)."""
     from arena_bot.v1 import arena_pb2, arena_pb2_grpc
@@ -28,7 +28,7 @@ def run_on_server(args: argparse.Namespace, game_names: list[str], hypotheses: s
     quiet_grpc_core()
     wanted = arena_pb2.StartTestRequest(base=args.base, candidate=args.candidate, games=game_names,
                                         elo0=hypotheses.elo0, elo1=hypotheses.elo1, max_groups=cap,
-                                        seed=args.seed or 0)
+                                        seed=args.seed or 0, players=players, field=field)
     metadata = (("authorization", f"Bearer {bot_or_admin_token(args, 'a test on a server')}"),)
     address = args.address
     last = None

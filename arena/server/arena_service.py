@@ -330,7 +330,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     "a chosen seed is the admin's choice: leave seed 0 for random deals")
             await self._count_challenge(str(bot.bot_id), context)
-        if len(request.games) > len(games.names()) or max(len(request.base), len(request.candidate)) > 100:
+        names = [request.base, request.candidate, *request.field]
+        if len(request.games) > len(games.names()) or max(map(len, names)) > 100:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "at most one of each game, and bot names "
                                 "of at most 100 characters")
         try:
@@ -339,7 +340,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             caller = int(bot.bot_id) if bot is not None else None
             prepared = await self._db(lambda c: version_tests.prepare(
                 c, request.base, request.candidate, list(request.games), hypotheses,
-                request.max_groups or version_tests.MAX_GROUPS, caller))
+                request.max_groups or version_tests.MAX_GROUPS, caller, request.players or 2, list(request.field)))
         except version_tests.NotYours as error:
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(error))
         except (KeyError, ValueError) as error:
@@ -372,7 +373,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                     await context.abort(grpc.StatusCode.NOT_FOUND, f"no test {request.test_id!r}")
                 progress = state.get("progress") or {}
                 hypotheses = sprt.Hypotheses(state["elo0"], state["elo1"])
-                shown = paired.STOPPED if paired.stale(state) else state["state"]  # its server stopped
+                # A server's test whose server stopped is taken over by another (still running).
+                shown = paired.STOPPED if paired.stale(state) and not state.get("server") else state["state"]
                 message = arena_pb2.TestProgress(
                     test_id=str(test_id), state=shown, groups=progress.get("groups", 0),
                     llr=progress.get("llr", 0.0), lower=hypotheses.lower, upper=hypotheses.upper,

@@ -16,7 +16,7 @@ from arena.referee import external
 from arena.referee.gateway import Gateway
 from arena.store import db
 
-from . import revocations, sessions
+from . import revocations, sessions, version_tests
 from .access import Access
 from .app import RunningServer, start_server
 from .arena_service import ArenaService
@@ -57,6 +57,9 @@ async def start(settings: ServerSettings) -> RunningServer:
     ], access=access)
     running.background.append(asyncio.create_task(revocations.watch(gateway), name="revocations"))
     running.closing.append(arena.close)
+    # Tests a stopped server was playing are played on here; ours are handed over at our stop.
+    running.closing.append(version_tests.release)
+    running.background.append(asyncio.create_task(version_tests.resume_forever(), name="tests"))
     if settings.ladder:
         from workers import ladder
 

@@ -32,6 +32,10 @@ seat_t = MatchSeat.__table__
 tournament_t = Tournament.__table__
 
 
+# The other seats of a table of more than two, cycled, unless a test names its own field.
+DEFAULT_FIELD = ("heuristic", "random")
+
+
 @dataclass(frozen=True)
 class Lineup:
     """Who plays: house bots by their stored names (``random-2`` is a second random bot)."""
@@ -148,8 +152,11 @@ RUNNING, DONE, STOPPED = "running", "done", "stopped"
 
 
 # A running test's player renews ``alive_at`` (seconds since the epoch) this often; a test
-# whose record is older than ``STALE`` seconds lost its player (its server stopped) and counts
-# as stopped, so that its bots may be tested again.
+# whose record is older than ``STALE`` seconds lost its player (its server stopped). A test a
+# server plays (``server`` in its record) is then taken over by the next server that looks
+# (``orphans``, ``claim``); a server that shuts down gracefully releases its tests (``alive_at``
+# 0) so that they are taken over at once. Any other test that lost its player counts as
+# stopped, so that its bots may be tested again.
 HEARTBEAT = 30.0
 STALE = 4 * HEARTBEAT
 
@@ -168,11 +175,40 @@ def running_tests(connection: Connection, bot_ids: Sequence[int], now: float | N
         test = (row.spec or {}).get("test", {})
         if test.get("state") != RUNNING or not {test.get("base_id"), test.get("candidate_id")} & wanted:
             continue
-        if stale(test, now):
+        if stale(test, now) and not test.get("server"):
             record_progress(connection, int(row.id), state=STOPPED, stopped="its server stopped playing it")
-        else:
+        else:  # a server's test that lost its player still holds its bots: it will be taken over
             out.append(int(row.id))
     return out
+
+
+def orphans(connection: Connection, now: float | None = None) -> list[int]:
+    """Tests a server plays that are still running but whose player is gone (released, or not
+    renewed for ``STALE`` seconds), oldest first."""
+    rows = connection.execute(sa.select(tournament_t.c.id, tournament_t.c.spec).where(tournament_t.c.kind == KIND)
+                              .order_by(tournament_t.c.id.desc()).limit(RECENT_TESTS)).all()
+    return sorted(int(row.id) for row in rows
+                  if (row.spec or {}).get("test", {}).get("server") and stale(row.spec["test"], now))
+
+
+def claim(connection: Connection, tournament_id: int, now: float | None = None) -> dict | None:
+    """Take over an orphaned test (``orphans``): its record, renewed as of now, or None when
+    another server took it first. The row is locked to the end of the transaction (on
+    PostgreSQL; SQLite has one writer)."""
+    spec = connection.execute(sa.select(tournament_t.c.spec).where(tournament_t.c.id == tournament_id)
+                              .with_for_update()).scalar_one_or_none()
+    test = (spec or {}).get("test", {})
+    if not test.get("server") or not stale(test, now):
+        return None
+    record_progress(connection, tournament_id)
+    return test
+
+
+def groups_written(connection: Connection, tournament_id: int, game: str) -> int:
+    """How many groups of ``game`` the test has written (each game gets as many)."""
+    return int(connection.execute(
+        sa.select(sa.func.count(sa.distinct(match_t.c.seed)))
+        .where(match_t.c.tournament_id == tournament_id, match_t.c.game == game)).scalar_one())
 
 
 def stale(test: dict, now: float | None = None) -> bool:

@@ -56,10 +56,11 @@ def leaderboard(request: Request, game: str,
     matches, win_rate, mean_rank, last_played. ``order`` defaults to each column's natural
     direction (best first). ``ml``: one maximum-likelihood fit of every rated result of the
     game (the same in whatever order they were played): its ``anchor`` (the mean rating),
-    the bootstrap's ``replicas`` and its ``rows``, best first: rank, bot, rating, low and high
-    (95 % interval over whole duplicate groups), los_next (likelihood that the bot is stronger
-    than the next on this list; null on the last). Refitted when rated results arrive, at most
-    every 30 seconds."""
+    the bootstrap's ``replicas``, its ``state`` (``fitting`` while the first fit runs: no
+    reader waits for one; then ``fitted``) and its ``rows``, best first: rank, bot, rating, low
+    and high (95 % interval over whole duplicate groups), los_next (likelihood that the bot is
+    stronger than the next on this list; null on the last). Refitted when rated results
+    arrive, at most every 30 seconds."""
     return views.leaderboard(_url(request), game, sort, order, limit)
 
 

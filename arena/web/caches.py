@@ -8,10 +8,10 @@
   list, shared by every viewer for ``ARENA_LIVE_SNAPSHOT_SECONDS``: a hundred viewers
   refreshing cost one read per period, and such a page is never older than that.
 * ``fits``: each game's maximum-likelihood list (``arena.store.ml_board``), with the
-  ``version`` of the rated results it was fitted on. Its cost grows with the results (about
-  a second at a million), so the store is asked whether new results arrived at most every
-  ``ML_CHECK_SECONDS``, and the list is fitted again only when they did; one fit runs at a
-  time (``fitting``), the others wait for it and take its list.
+  ``version`` of the rated results it was fitted on. Its cost grows with the results
+  (seconds at a million), so the store is asked whether new results arrived at most every
+  ``ML_CHECK_SECONDS``, and the list is fitted again only when they did, on a thread apart
+  that no reader waits for; one fit runs at a time (``fitting``).
 * ``finished``: pages of finished tournaments (and their HTML), which never change again
   and hold no seed, kept until pushed out by newer ones (``FINISHED_PAGES``).
 

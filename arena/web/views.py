@@ -67,32 +67,37 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
     order = order or ("desc" if sort in web_queries.NATURAL_DESC else "asc")
     with db.read(url) as c:
         rows = web_queries.sorted_leaderboard(c, found.name, sort, order == "desc", limit)
-    fitted = ml_leaderboard(url, found.name)[:limit]
+    fitted = ml_leaderboard(url, found.name)
     return {"game": found.name, "title": found.title, "sort": sort, "order": order, "rows": rows,
-            "ml": {"anchor": ml.ANCHOR, "replicas": ml.REPLICAS, "rows": [asdict(r) for r in fitted]}}
+            "ml": {"anchor": ml.ANCHOR, "replicas": ml.REPLICAS,
+                   "state": "fitting" if fitted is None else "fitted",
+                   "rows": [asdict(r) for r in (fitted or [])[:limit]]}}
 
 
-def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow]:
-    """The game's maximum-likelihood list, kept in ``caches.fits``. The store is asked for its
-    rated results' version at most every ``ML_CHECK_SECONDS``; when it moved, the list is
-    fitted again on a thread of its own while readers keep getting the list they had (a fit
-    takes seconds at a million results). Only the first read of a game waits for a fit."""
+def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow] | None:
+    """The game's maximum-likelihood list, kept in ``caches.fits``; None while its first fit
+    runs. Every fit runs on a thread of its own (one at a time, ``caches.fitting``) and no
+    reader waits for one: a fit takes seconds at a million results. The store is asked for
+    its rated results' version at most every ``ML_CHECK_SECONDS``; when it moved, the list
+    is fitted again while readers keep getting the list they had."""
     key = (url, game)
     kept = caches.fits.get(key)
     if kept is not None and time.monotonic() - kept[1] < caches.ML_CHECK_SECONDS:
         return kept[2]
     if kept is None:
-        with caches.fitting:  # one first fit at a time: the others wait and take its list
-            kept = caches.fits.get(key)
-            if kept is None:
-                return _fit(url, game, None)
-        return kept[2]
+        _start_fit(url, game, None)
+        return None
     caches.fits.put(key, (kept[0], time.monotonic(), kept[2]))  # no other reader checks meanwhile
     with db.read(url) as c:
         version = ml_board.version(c, game)
-    if version != kept[0] and caches.start_refit(key):  # never a second one queued behind it
-        threading.Thread(target=_refit, args=(url, game, kept), name=f"ml fit {game}", daemon=True).start()
+    if version != kept[0]:
+        _start_fit(url, game, kept)
     return kept[2]
+
+
+def _start_fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]] | None) -> None:
+    if caches.start_refit((url, game)):  # never a second one queued behind it
+        threading.Thread(target=_refit, args=(url, game, kept), name=f"ml fit {game}", daemon=True).start()
 
 
 def _fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]] | None) -> list[ml_board.MLRow]:
@@ -104,7 +109,7 @@ def _fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow
     return rows
 
 
-def _refit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]]) -> None:
+def _refit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow]] | None) -> None:
     try:
         with caches.fitting:
             _fit(url, game, kept)

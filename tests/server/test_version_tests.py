@@ -14,7 +14,7 @@ from arena_bot.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.embedded import BackgroundServer
 from arena.store import db
-from arena.store.models import Match, Rating, Tournament
+from arena.store.models import Bot, Match, Rating, Tournament
 from tests.support.grpc import GAME, bearer, playing, register
 
 # Durak: the heuristic beats random in nearly every duplicate pair (docs/games/README.md), so a
@@ -101,6 +101,33 @@ def test_a_bot_that_goes_away_mid_test_stops_it(arena: arena_pb2_grpc.ArenaStub,
     assert report["groups"] == last.groups and report["base"] == "roamer"
 
 
+def test_a_bot_tests_its_versions_at_a_table_of_three(arena: arena_pb2_grpc.ArenaStub,
+                                                      server: BackgroundServer) -> None:
+    """Three players: each version takes every seat of each deal against the same field of
+    house bots (heuristic and random by default), two real bot processes connected."""
+    first, second = versions(arena, "trio")
+    request = arena_pb2.StartTestRequest(base="trio@1", candidate="trio@2", games=[GAME], players=3, max_groups=2)
+    with playing("arena_bot.examples.random_bot", server.address, first), \
+            playing("bots.house_bot", server.address, second):
+        updates = follow(arena, arena.StartTest(request, metadata=bearer(second)).test_id)
+    last = updates[-1]
+    report = json.loads(last.report_json)
+    assert last.state == "done" and report["players"] == 3 and report["field"] == ["heuristic", "random"]
+    assert report["groups"] == 2 and report["matches"] == 2 * 3 * 2 and report["verdict"] == "undecided"
+    with db.read() as connection:
+        names = dict(connection.execute(sa.select(Bot.__table__.c.id, Bot.__table__.c.name)).all())
+        seatings = [[names[b] for b in m.seating] for m in connection.execute(
+            sa.select(Match.__table__.c.seating, Match.__table__.c.status, Match.__table__.c.rated)
+            .where(Match.__table__.c.tournament_id == int(report["tournament"]))).all()
+                    if m.status == "done" and not m.rated]
+    # Per deal: each version in each of the three seats, the field in the others in order.
+    assert len(seatings) == 12
+    for tested in ("trio", "trio-v2"):
+        mine = [s for s in seatings if tested in s]
+        assert sorted(s.index(tested) for s in mine) == [0, 0, 1, 1, 2, 2]
+        assert all([b for b in s if b != tested] == ["heuristic", "random"] for s in mine)
+
+
 @pytest.mark.parametrize("fields, code, gist", [
     ({"base": "nobody@1", "candidate": "house:random", "games": [GAME]}, grpc.StatusCode.INVALID_ARGUMENT,
      "no bot named 'nobody'"),
@@ -115,6 +142,14 @@ def test_a_bot_that_goes_away_mid_test_stops_it(arena: arena_pb2_grpc.ArenaStub,
      "cannot be tested against itself"),
     ({"base": "solo", "candidate": "house:random", "games": [GAME], "seed": 7}, grpc.StatusCode.PERMISSION_DENIED,
      "seed is the admin's choice"),
+    ({"base": "solo", "candidate": "house:random", "games": [GAME], "players": 9}, grpc.StatusCode.INVALID_ARGUMENT,
+     "players 9: expected 2-8"),
+    ({"base": "solo", "candidate": "house:random", "games": ["shithead"], "players": 6},
+     grpc.StatusCode.INVALID_ARGUMENT, "shithead is not played by 6"),
+    ({"base": "solo", "candidate": "house:random", "games": [GAME], "players": 3, "field": ["solo"]},
+     grpc.StatusCode.INVALID_ARGUMENT, "the field is of house bots (heuristic, random, search): 'solo' is none"),
+    ({"base": "solo", "candidate": "house:random", "games": [GAME], "field": ["random"]},
+     grpc.StatusCode.INVALID_ARGUMENT, "a field is for a table of more than two players"),
 ])
 def test_bad_requests_are_refused_with_a_clear_reason(arena: arena_pb2_grpc.ArenaStub, fields, code, gist) -> None:
     token = register(arena, "solo")

@@ -123,3 +123,55 @@ def test_plackett_luce_recovers_the_order_of_n_player_rankings():
     fitted = np.array([r.rating for r in sorted(listed, key=lambda r: r.bot)])
     assert np.allclose(fitted - fitted.mean(), truth - truth.mean(), atol=40)
     assert all(r.los_next > 0.9 for r in listed[:-1])
+
+
+def large_rows(rng: np.random.Generator, strengths: list[float], groups: int) -> list:
+    """Two-player duplicate groups (a deal played both ways) drawn from Bradley-Terry."""
+    rows = []
+    for g in range(groups):
+        a, b = rng.choice(len(strengths), 2, replace=False)
+        for first, second in ((a, b), (b, a)):
+            won = rng.random() < 1 / (1 + math.exp(strengths[second] - strengths[first]))
+            rows.append(((1, g), [(int(first), 1 if won else 2), (int(second), 2 if won else 1)], 1))
+    return rows
+
+
+def test_one_newton_step_per_replica_gives_the_intervals_of_full_refits():
+    """Beyond ``EXACT_UNITS`` a replica is one step from the full fit: on the same resamplings
+    its interval ends and LOS are those of replicas fitted to convergence, within a tenth of
+    the interval's width (the step's error shrinks as the units grow; at 3,000 it is already
+    far below the bootstrap's own sampling error)."""
+    found = ml.units(large_rows(np.random.default_rng(12), [0.0, 0.8, -0.6, 0.3, 1.4, -1.2], 3000))
+    assert len(found) < ml.EXACT_UNITS
+    refitted = {r.bot: r for r in ml.fit(found)}
+    stepped = {r.bot: r for r in ml.fit(found, exact_units=0)}
+    assert [r.bot for r in ml.fit(found)] == [r.bot for r in ml.fit(found, exact_units=0)]
+    for bot, exact in refitted.items():
+        width = exact.high - exact.low
+        assert stepped[bot].rating == exact.rating
+        assert abs(stepped[bot].low - exact.low) < 0.1 * width and abs(stepped[bot].high - exact.high) < 0.1 * width
+        if exact.los_next is not None:
+            assert stepped[bot].los_next == pytest.approx(exact.los_next, abs=0.01)
+
+
+def test_resampled_blocks_of_whole_groups_spread_as_the_groups_do():
+    """With more units than the bootstrap's budget, blocks of whole groups are resampled: the
+    intervals match those of resampling the groups themselves, within the blocks' sampling
+    error (about 1/sqrt(blocks) of the variance)."""
+    found = ml.units(large_rows(np.random.default_rng(13), [0.0, 0.8, -0.6, 0.3], 4000))
+    # Many replicas, so that the percentiles' own sampling error is small beside the blocks'.
+    groups = {r.bot: r.high - r.low for r in ml.fit(found, exact_units=0, replicas=3000)}
+    blocks = {r.bot: r.high - r.low for r in ml.fit(found, exact_units=0, block_cells=4 * 1000, replicas=3000)}
+    for bot, width in groups.items():
+        assert blocks[bot] == pytest.approx(width, rel=0.1)
+    # Blocks must hold whole groups: blocks of single matches would narrow the interval of
+    # results whose two rotations end alike (test_the_bootstrap_counts_a_group_as_one_unit).
+    rng = random.Random(9)
+    grouped = []
+    for g in range(3000):
+        first = rng.random() < 0.6
+        grouped += [((1, g), [(1, 1), (2, 2)] if first else [(1, 2), (2, 1)], 1)] * 2
+    apart = [((1, g, r), ranking, 1) for r, ((_, g), ranking, _count) in enumerate(grouped)]
+    def width(rows):
+        return next(r.high - r.low for r in ml.fit(ml.units(rows), exact_units=0, block_cells=2 * 500) if r.bot == 1)
+    assert width(grouped) > 1.3 * width(apart)

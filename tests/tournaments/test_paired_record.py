@@ -33,3 +33,25 @@ def test_a_test_holds_its_bots_until_it_ends_or_goes_stale(db_url):
         paired.record_progress(connection, again.tournament_id, state=paired.DONE)
         assert paired.running_tests(connection, [mine]) == []
         assert paired.test_state(connection, 999) is None
+
+
+def test_a_servers_test_whose_player_is_gone_is_taken_over_once(db_url):
+    """A test a server plays is not stopped when its player goes: it keeps its bots, is found
+    as an orphan (released at once, or unrenewed for ``STALE``) and claimed by one server."""
+    with db.transaction(db_url) as connection:
+        mine = queries.ensure_house_bot(connection, "random")
+        queries.ensure_house_bot(connection, "heuristic")
+        lineup = paired.Lineup("random", "heuristic", (), 2)
+        run = paired.open_test(connection, lineup, ["durak"], 1, {"elo0": 0.0, "elo1": 5.0, "server": True})
+        cli = open_one(connection, "random", "heuristic")  # a test played by a command: never taken over
+        assert paired.orphans(connection) == []
+        later = time.time() + paired.STALE + 5
+        assert paired.orphans(connection, now=later) == [run.tournament_id]
+        assert run.tournament_id in paired.running_tests(connection, [mine], now=later)  # still holds its bots
+        assert paired.test_state(connection, run.tournament_id)["state"] == paired.RUNNING
+        assert paired.claim(connection, run.tournament_id, now=later) is not None
+        assert paired.claim(connection, run.tournament_id) is None  # renewed: nobody else takes it
+        assert paired.claim(connection, cli.tournament_id, now=later) is None
+        # Released by a server that stops: an orphan at once.
+        paired.record_progress(connection, run.tournament_id, alive_at=0.0)
+        assert paired.orphans(connection) == [run.tournament_id]

@@ -287,13 +287,25 @@ def test_the_ladder_page_and_a_bots_ladder_state_without_a_ladder(client, store)
     assert "not connected" in client.get("/bots/flaky").text
 
 
+def fitted_board(client, game: str) -> dict:
+    """The game's leaderboard once its maximum-likelihood fit has ended."""
+    found = {}
+
+    def read() -> bool:
+        found.update(client.get(f"/api/v1/games/{game}/leaderboard").json())
+        return found["ml"]["state"] == "fitted"
+
+    wait_until(read, timeout=30, what="the ML fit")
+    return found
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_leaderboard_ml_block_beside_elo(client, store, game):
     """The maximum-likelihood list of the same rated results: every bot Elo rates is on it,
     anchored at a mean of 1500, each with an interval and its LOS over the next; the page
     shows the same numbers beside Elo."""
     caches.fits.clear()
-    board = client.get(f"/api/v1/games/{game}/leaderboard").json()
+    board = fitted_board(client, game)
     fitted = board["ml"]
     assert fitted["anchor"] == 1500 and fitted["replicas"] > 0
     rows = fitted["rows"]
@@ -307,11 +319,35 @@ def test_leaderboard_ml_block_beside_elo(client, store, game):
         assert [asdict(r) for r in ml_board.leaderboard(c, game)] == rows
     assert client.get(f"/api/v1/games/{game}/leaderboard").json()["ml"] == fitted  # kept, not refitted
     page = client.get(f"/games/{game}/leaderboard").text
+    assert "ML fit in progress" not in page
     for r in rows:
         assert f'{r["rating"]:.0f} <span class="meta">#{r["rank"]}</span>' in page
         assert f'{r["low"]:.0f}–{r["high"]:.0f}' in page
         if r["los_next"] is not None:
             assert f'{100 * r["los_next"]:.1f} %' in page
+
+
+def test_the_first_read_of_a_game_never_waits_for_its_ml_fit(server, store):
+    """A web process that has fitted nothing yet (just started, at a million results its fit
+    takes seconds) serves the leaderboard at once, with Elo and the fit shown in progress;
+    the list appears once the fit, on a thread of its own, ends. The fit is held back here
+    by holding the lock every fit takes, so the reads below cannot have waited for it."""
+    import httpx
+
+    caches.fits.clear()
+    game = GAMES[0]
+    with caches.fitting:
+        board = httpx.get(f"{server.url}/api/v1/games/{game}/leaderboard", timeout=10).json()
+        assert board["ml"]["state"] == "fitting" and board["ml"]["rows"] == []
+        assert board["rows"]  # Elo is served meanwhile
+        page = httpx.get(f"{server.url}/games/{game}/leaderboard", timeout=10).text
+        assert "ML fit in progress" in page and f'>{board["rows"][0]["elo"]:.0f}' in page
+    def fitted() -> bool:
+        return httpx.get(f"{server.url}/api/v1/games/{game}/leaderboard", timeout=10).json()["ml"]["state"] == "fitted"
+    wait_until(fitted, timeout=30, what="the ML fit")
+    rows = httpx.get(f"{server.url}/api/v1/games/{game}/leaderboard", timeout=10).json()["ml"]["rows"]
+    with db.read(store.url) as c:
+        assert [asdict(r) for r in ml_board.leaderboard(c, game)] == rows
 
 
 def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypatch):
@@ -322,6 +358,8 @@ def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypat
     original = ml_board.leaderboard
     monkeypatch.setattr(ml_board, "leaderboard", lambda *a, **k: fits.append(a[1]) or original(*a, **k))
     monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)  # ask the store on every read
+    assert views.ml_leaderboard(store.url, GAMES[0]) is None  # the first fit runs apart
+    wait_until(lambda: views.ml_leaderboard(store.url, GAMES[0]) is not None, timeout=30, what="the fit")
     first = views.ml_leaderboard(store.url, GAMES[0])
     assert views.ml_leaderboard(store.url, GAMES[0]) is first and fits == [GAMES[0]]  # same version: kept
     # As if fitted on fewer results: the stale list is served while a new fit runs apart.
@@ -340,6 +378,8 @@ def test_a_slow_ml_refit_is_never_queued_twice(store, monkeypatch):
 
     caches.fits.clear()
     monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)
+    views.ml_leaderboard(store.url, GAMES[0])
+    wait_until(lambda: views.ml_leaderboard(store.url, GAMES[0]) is not None, timeout=30, what="the fit")
     first = views.ml_leaderboard(store.url, GAMES[0])
     caches.fits.put((store.url, GAMES[0]), ((0, 0, 0), 0.0, []))  # as if fitted on fewer results
     name = f"ml fit {GAMES[0]}"

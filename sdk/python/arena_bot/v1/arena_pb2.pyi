@@ -283,7 +283,7 @@ class ChallengeRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., options_json: _Optional[str] = ..., seed: _Optional[int] = ..., move_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
 
 class StartTestRequest(_message.Message):
-    __slots__ = ("base", "candidate", "games", "elo0", "elo1", "max_groups", "seed")
+    __slots__ = ("base", "candidate", "games", "elo0", "elo1", "max_groups", "seed", "players", "field")
     BASE_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
@@ -291,6 +291,8 @@ class StartTestRequest(_message.Message):
     ELO1_FIELD_NUMBER: _ClassVar[int]
     MAX_GROUPS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
     base: str
     candidate: str
     games: _containers.RepeatedScalarFieldContainer[str]
@@ -298,7 +300,9 @@ class StartTestRequest(_message.Message):
     elo1: float
     max_groups: int
     seed: int
-    def __init__(self, base: _Optional[str] = ..., candidate: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., max_groups: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+    players: int
+    field: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, base: _Optional[str] = ..., candidate: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., max_groups: _Optional[int] = ..., seed: _Optional[int] = ..., players: _Optional[int] = ..., field: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TestRef(_message.Message):
     __slots__ = ("test_id",)
