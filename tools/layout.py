@@ -23,12 +23,13 @@ PACKAGES = ("arena", "workers", "bots")
 # subpackage or module of ``arena`` (``arena.games``) or a top-level package (``workers``).
 # ARCHITECTURE.md explains each one's job; keep the two in step.
 FOUNDATION = {"arena", "arena.settings", "arena.ratelimit", "arena.ratings", "arena.errors", "arena.clock",
-              "arena.stats"}
+              "arena.stats", "arena.memory"}
 MAY_IMPORT: dict[str, set[str]] = {
     "arena": set(),
     "arena.errors": set(),
     "arena.clock": set(),
     "arena.ratelimit": set(),
+    "arena.memory": set(),
     "arena.ratings": set(),
     "arena.stats": set(),
     "arena.settings": {"arena.ratelimit", "arena.errors"},
