@@ -79,7 +79,10 @@ class RemotePlayer:
     every_decision: bool = field(default=False, init=False)
     _sent: float = field(default=0.0, init=False)
     _acknowledged: int | None = field(default=None, init=False)  # the turn the gateway answered OK
-    _away: bool = field(default=False, init=False)  # the bot was seen without a stream, and not since
+    # The bot was seen without a stream, and not since; or not yet answered in this match, so
+    # its first turn is looked after as a gone bot's is (a bot not come, or revoked, has no
+    # gateway to time its turn or say it left).
+    _away: bool = field(default=True, init=False)
 
     async def act(self, turn: Turn) -> Any:
         if not self._started:  # a runner that did not call prepare()
@@ -141,9 +144,6 @@ class RemotePlayer:
         then tell it the match starts. A bot that stays away past the grace period forfeits
         (``Forfeited``)."""
         await self._enter()
-        # Whether its turns need looking after from the first one: a bot without a stream
-        # (not come yet, gone) has no gateway to time them or say it left.
-        self._away = not await self._check_presence()
         self._started = True
         await self.mailbox.deliver(self.bot_id, self.info.to_json())
 

@@ -226,7 +226,8 @@ def test_a_runner_waits_for_a_thinking_bots_word_without_looking_at_its_presence
     servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
         (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(own_redis, prefix), by_token),
          "arena.v1.BotGateway")]) for _ in range(2)]
-    alice = start_bot("tests.referee.stalling_bot", servers[0].address, "tok-alice", "--stall", "0.7")
+    alice = start_bot("tests.referee.stalling_bot", servers[0].address, "tok-alice", "--stall", "0.7",
+                      "--every-decision")  # asked every decision: enough turns whatever the deal
     bob = start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")
     runner_box = mailbox(own_redis, prefix)
     try:
@@ -248,8 +249,8 @@ def test_a_runner_waits_for_a_thinking_bots_word_without_looking_at_its_presence
         for server in servers:
             server.stop()
     thought = [d for d in result.decisions if d.seat == 0 and d.code == "ok"]
-    assert len(thought) >= 3 and min(d.ms for d in thought) >= 600  # each longer than a look's 0.5 s
+    assert len(thought) >= 5 and min(d.ms for d in thought) >= 600  # each longer than a look's 0.5 s
     assert {d.code for d in result.decisions} <= {"ok", "forced"}
-    # A look at a bot's presence asks whether its revoked mark and its holder key EXISTS: once
-    # a seat as the match starts, never while the bots think.
-    assert spent["exists"] == 2 * 2, f"the runner looked at presence: {spent.most_common()}"
+    # A look at a bot's presence asks whether its revoked mark and its holder key EXISTS: at
+    # most once a seat, on its first turn, until the gateway answers; never after.
+    assert spent["exists"] <= 2 * 2, f"the runner looked at presence: {spent.most_common()}"
