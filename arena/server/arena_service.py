@@ -284,9 +284,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         who = await self.access.require_bot(context)
         bot = who.bot if not who.admin else None
         if bot is not None:
-            if request.seed:
-                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                    "a chosen seed is the admin's choice: leave seed 0 for a random deal")
+            await self._deals_left_to_chance(request.seed, context)
             if bot.name.lower() not in {p.lower() for p in request.players}:  # names match in any case
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
                                     f"a challenge must seat the calling bot ({bot.name})")
@@ -318,6 +316,14 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         threading.Thread(target=challenge.play, args=(match_id,), name=f"challenge-{match_id}", daemon=True).start()
         return arena_pb2.MatchRef(match_id=str(match_id))
 
+    @staticmethod
+    async def _deals_left_to_chance(seed: int, context: Any) -> None:
+        """A bot's request (a challenge, a test) takes random deals: a chosen seed is the
+        admin's, since it could replay a deal the bot has seen."""
+        if seed:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                "a chosen seed is the admin's choice: leave seed 0 for random deals")
+
     # ----- tests ---------------------------------------------------------------------------
     async def StartTest(self, request: arena_pb2.StartTestRequest, context: Any) -> arena_pb2.TestRef:
         """A bot's token tests its own versions and house bots; the admin any bots. Refused at
@@ -326,9 +332,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         who = await self.access.require_bot(context)
         bot = who.bot if not who.admin else None
         if bot is not None:
-            if request.seed:
-                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                    "a chosen seed is the admin's choice: leave seed 0 for random deals")
+            await self._deals_left_to_chance(request.seed, context)
             await self._count_challenge(str(bot.bot_id), context)
         names = [request.base, request.candidate, *request.field]
         if len(request.games) > len(games.names()) or max(map(len, names)) > 100:

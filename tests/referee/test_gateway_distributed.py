@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 from arena_bot.v1 import gateway_pb2_grpc
@@ -20,6 +20,8 @@ from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 from tests.helpers import wait_until
 from tests.support.grpc import GAME, ServerThread, by_token, ended, finish, run_with, start_bot, wait_online
+
+T = TypeVar("T")
 
 
 def mailbox(url: str, prefix: str) -> RedisMailbox:
@@ -144,6 +146,39 @@ def commands_served(url: str) -> Counter[str]:
     return Counter({name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items()})
 
 
+def counted_play(url: str, alice: tuple[str, ...], play: Callable[[RedisMailbox], Awaitable[T]]
+                 ) -> tuple[T, Counter[str], str]:
+    """Alice (``alice``: a bot module and its arguments) on one gateway and bob (the SDK's
+    random bot) on another, over the Redis at ``url`` under a key prefix of their own; ``play``
+    runs the match(es) with the runner's mailbox. Returns its result, the commands Redis
+    served meanwhile, and the prefix."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(url, prefix), by_token),
+         "arena.v1.BotGateway")]) for _ in range(2)]
+    bots = [start_bot(alice[0], servers[0].address, "tok-alice", *alice[1:]),
+            start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")]
+    runner_box = mailbox(url, prefix)
+    try:
+        wait_online(runner_box, "1")
+        wait_online(runner_box, "2")
+
+        async def played() -> T:
+            try:
+                return await play(runner_box)
+            finally:
+                await runner_box.close()
+
+        before = commands_served(url)
+        result = asyncio.run(played())
+        return result, commands_served(url) - before, prefix
+    finally:
+        for bot in bots:
+            finish(bot)
+        for server in servers:
+            server.stop()
+
+
 def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(own_redis: str) -> None:
     """The live path's cost in Redis: a match between bots on two gateways, counted on a Redis
     of its own (INFO commandstats counts what scripts run too). The answers travel on the
@@ -151,31 +186,9 @@ def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(
     move), and once the match is over every key it left expires on its own."""
     import redis
 
-    prefix = f"test:{uuid.uuid4().hex}:"
-    servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
-        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(own_redis, prefix), by_token),
-         "arena.v1.BotGateway")]) for _ in range(2)]
-    alice = start_bot("arena_bot.examples.random_bot", servers[0].address, "tok-alice")
-    bob = start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")
-    runner_box = mailbox(own_redis, prefix)
-    try:
-        wait_online(runner_box, "1")
-        wait_online(runner_box, "2")
-
-        async def play() -> list[Any]:
-            try:
-                return await asyncio.gather(*(alice_against_bob(runner_box, f"cost-{index}", 11 + index) for index in range(4)))
-            finally:
-                await runner_box.close()
-
-        before = commands_served(own_redis)
-        results = asyncio.run(play())
-        spent = commands_served(own_redis) - before
-    finally:
-        finish(alice)
-        finish(bob)
-        for server in servers:
-            server.stop()
+    results, spent, prefix = counted_play(
+        own_redis, ("arena_bot.examples.random_bot",),
+        lambda box: asyncio.gather(*(alice_against_bob(box, f"cost-{index}", 11 + index) for index in range(4))))
     decisions = [d for result in results for d in result.decisions]
     asked = [d for d in decisions if d.code == "ok"]
     assert len(asked) >= 30 and {d.code for d in decisions} <= {"ok", "forced"}
@@ -222,32 +235,9 @@ def test_a_runner_waits_for_a_thinking_bots_word_without_looking_at_its_presence
     """A bot that thinks 0.7 s a move, connected to its gateway: its gateway times its turns
     and would say if its stream closed, so the runner waits for the word without looking at
     the bot's presence (it looked every 0.5 s of a move, two commands each time)."""
-    prefix = f"test:{uuid.uuid4().hex}:"
-    servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
-        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(own_redis, prefix), by_token),
-         "arena.v1.BotGateway")]) for _ in range(2)]
-    alice = start_bot("tests.referee.stalling_bot", servers[0].address, "tok-alice", "--stall", "0.7",
-                      "--every-decision")  # asked every decision: enough turns whatever the deal
-    bob = start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")
-    runner_box = mailbox(own_redis, prefix)
-    try:
-        wait_online(runner_box, "1")
-        wait_online(runner_box, "2")
-
-        async def play() -> Any:
-            try:
-                return await alice_against_bob(runner_box, "thinking", 5)
-            finally:
-                await runner_box.close()
-
-        before = commands_served(own_redis)
-        result = asyncio.run(play())
-        spent = commands_served(own_redis) - before
-    finally:
-        finish(alice)
-        finish(bob)
-        for server in servers:
-            server.stop()
+    alice = ("tests.referee.stalling_bot", "--stall", "0.7",
+             "--every-decision")  # asked every decision: enough turns whatever the deal
+    result, spent, _ = counted_play(own_redis, alice, lambda box: alice_against_bob(box, "thinking", 5))
     thought = [d for d in result.decisions if d.seat == 0 and d.code == "ok"]
     assert len(thought) >= 5 and min(d.ms for d in thought) >= 600  # each longer than a look's 0.5 s
     assert {d.code for d in result.decisions} <= {"ok", "forced"}
