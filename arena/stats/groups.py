@@ -27,10 +27,17 @@ def rank_score(rank: float, players: int) -> float:
     return (players - rank) / (players - 1)
 
 
+def _steps(players: int) -> int:
+    """The outcomes of a group lie on multiples of 1 / this. Two players share a table: a seat's
+    difference is a win, a draw or a loss (2 steps), averaged over the two seats and halved:
+    fishtest's pentanomial. At more, a seat's score moves by 1 / (N - 1) a place, and by half
+    that where a tie shares two places; averaged over N seats and halved."""
+    return 4 if players == 2 else 4 * players * (players - 1)
+
+
 def outcomes(players: int) -> list[float]:
-    """Every outcome a group at a table of ``players`` can have: the steps of one seat's
-    score difference, 1 / (N - 1), averaged over N seats and halved."""
-    steps = 2 * players * (players - 1)
+    """Every outcome a group at a table of ``players`` can have (``_steps``)."""
+    steps = _steps(players)
     return [k / steps for k in range(steps + 1)]
 
 
@@ -82,7 +89,7 @@ def pairing_gain(groups: Sequence[Group]) -> float | None:
 def counts(groups: Sequence[Group], players: int) -> dict[float, int]:
     """How often each outcome was seen, outcomes held exactly on ``outcomes(players)`` (sums of
     thirds and fifths are not exact in binary)."""
-    steps = 2 * players * (players - 1)
+    steps = _steps(players)
     seen: dict[float, int] = {}
     for group in groups:
         outcome = round(group.outcome * steps) / steps

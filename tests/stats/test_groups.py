@@ -22,7 +22,7 @@ def test_an_n_player_group_compares_the_seats_and_lands_on_the_lattice():
     group = Group(candidate=(1.0, 0.5, 0.0), base=(0.5, 0.5, 1.0), shared=False)
     assert group.outcome == pytest.approx(0.5 + ((1.5 - 2.0) / 3) / 2)
     assert any(group.outcome == pytest.approx(o) for o in outcomes(3))
-    assert len(outcomes(3)) == 13 and outcomes(3)[0] == 0 and outcomes(3)[-1] == 1
+    assert len(outcomes(3)) == 25 and outcomes(3)[0] == 0 and outcomes(3)[-1] == 1
 
 
 def test_pairing_gains_where_the_deal_decides_and_not_where_matches_are_independent():
@@ -52,3 +52,17 @@ def test_pairing_gains_where_the_deal_decides_and_not_where_matches_are_independ
 def test_counts_hold_outcomes_on_the_lattice():
     thirds = [Group(candidate=(1.0, 0.5, 0.0), base=(0.5, 0.5, 1.0), shared=False)] * 3
     assert counts(thirds, 3) == {5 / 12: 3}
+
+
+def test_a_tie_at_a_table_of_three_keeps_its_own_outcome():
+    """Two of three tied for first share places 1 and 2 (``rank_score`` of 1.5: 0.75): B's tie
+    against A's outright win is a quarter step of the untied lattice, an outcome of its own,
+    neither rounded up to a draw nor down to a loss."""
+    tied = Group(candidate=(0.75, 0.5, 0.0), base=(1.0, 0.5, 0.0), shared=False)
+    assert tied.outcome == pytest.approx(0.5 - 0.25 / 3 / 2)
+    assert any(tied.outcome == pytest.approx(o) for o in outcomes(3))
+    (held,) = counts([tied], 3)
+    assert held == pytest.approx(tied.outcome, abs=1e-12) and held in outcomes(3)
+    # Two players share one table: a draw is half of a win for one and of a loss for the
+    # other, so the pentanomial stays as fishtest has it.
+    assert outcomes(2) == [0, 0.25, 0.5, 0.75, 1]
