@@ -502,17 +502,24 @@ class RedisMailbox(Mailbox):
             except (OSError, RedisConnectionError, RedisTimeoutError) as error:
                 failure = error
                 continue
+            closing = False
             try:
                 await connection.send_packed_command(connection.pack_commands(commands))
                 return [await connection.read_response() for _ in commands]
             except (OSError, RedisConnectionError, RedisTimeoutError) as error:
                 failure = error
                 await connection.disconnect()
+            except GeneratorExit:
+                # Closed with an event loop that will not run again (a server stopped with
+                # its desk listening): nothing may be awaited any more.
+                closing = True
+                raise
             except BaseException:
                 await connection.disconnect()
                 raise
             finally:
-                await pool.release(connection)
+                if not closing:
+                    await pool.release(connection)
         raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
     def _deliver_commands(self, bot_id: str, message: dict[str, Any]) -> list[tuple[Any, ...]]:
