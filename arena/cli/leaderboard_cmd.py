@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     game = games.get(args.game).name
     with db.read() as connection:
         if args.model == "ml":
-            fitted = ml_board.leaderboard(connection, game, args.limit)
+            fitted = ml_board.current(connection, game, args.limit)
             top = [r.bot for r in fitted[:CROSSTABLE_MAX]]
         else:
             rows = queries.leaderboard(connection, game, args.limit)

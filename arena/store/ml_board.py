@@ -14,19 +14,22 @@ it must be fitted again): see ``arena.web.views.ml_leaderboard``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena.stats import ml
 
-from .models import Bot, Match, MatchSeat, Result
+from .models import Bot, Match, MatchSeat, MLFit, Result, utcnow
 
 bot_t = Bot.__table__
 match_t = Match.__table__
 seat_t = MatchSeat.__table__
 result_t = Result.__table__
+fit_t = MLFit.__table__
+
+Version = tuple[int, int, int] | None
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ def _rated(game: str) -> sa.ColumnElement[bool]:
     return sa.and_(result_t.c.game == game, match_t.c.rated.is_(True), result_t.c.rating_round.is_not(None))
 
 
-def version(connection: Connection, game: str) -> tuple[int, int, int] | None:
+def version(connection: Connection, game: str) -> Version:
     """Where the game's rated results stand: the (round, step, seq) of the last one rated
     (``arena.store.results``). It changes whenever a result is rated, so a fit kept with it
     is current while it has not changed."""
@@ -94,7 +97,10 @@ def _seat(text: str) -> tuple[int, int]:
     return int(bot), int(rank)
 
 
-def leaderboard(connection: Connection, game: str, limit: int = 1000, replicas: int = ml.REPLICAS) -> list[MLRow]:
+LISTED = 1000  # lines of a list the web fits and keeps
+
+
+def leaderboard(connection: Connection, game: str, limit: int = LISTED, replicas: int = ml.REPLICAS) -> list[MLRow]:
     """The game's bots by maximum-likelihood rating, best first, with their 95 % interval and
     LOS over the next; fitted over every rated result (the ``limit`` only cuts the list)."""
     listed = ml.fit(rated_units(connection, game), replicas=replicas)[:limit]
@@ -102,3 +108,30 @@ def leaderboard(connection: Connection, game: str, limit: int = 1000, replicas: 
         sa.select(bot_t.c.id, bot_t.c.name).where(bot_t.c.id.in_([r.bot for r in listed]))).all())
     return [MLRow(place, names[r.bot], r.rating, r.low, r.high, r.los_next)
             for place, r in enumerate(listed, start=1)]
+
+
+def kept(connection: Connection, game: str) -> tuple[Version, list[MLRow]] | None:
+    """The game's last list kept in the store, with the ``version`` it was fitted on (None
+    when none was kept)."""
+    row = connection.execute(sa.select(fit_t.c.version, fit_t.c.rows).where(fit_t.c.game == game)).first()
+    if row is None:
+        return None
+    stood: Version = None if row.version is None else (int(row.version[0]), int(row.version[1]), int(row.version[2]))
+    return stood, [MLRow(**r) for r in row.rows]
+
+
+def keep(connection: Connection, game: str, stood: Version, rows: list[MLRow]) -> None:
+    """Keep ``rows``, fitted on the results as they stood at ``stood``, as the game's list."""
+    connection.execute(sa.delete(fit_t).where(fit_t.c.game == game))
+    connection.execute(sa.insert(fit_t).values(game=game, version=None if stood is None else list(stood),
+                                               rows=[asdict(r) for r in rows], fitted_at=utcnow()))
+
+
+def current(connection: Connection, game: str, limit: int = LISTED) -> list[MLRow]:
+    """The game's list: the one kept, where the rated results have not moved since it was
+    fitted and it holds the lines asked for; else fitted now."""
+    stored = kept(connection, game)
+    if stored is not None and stored[0] == version(connection, game) and (
+            limit <= len(stored[1]) or len(stored[1]) < LISTED):
+        return stored[1][:limit]
+    return leaderboard(connection, game, limit)

@@ -230,3 +230,16 @@ class Analysis(_Table, table=True):
     budget: str = Field(sa_column=sa.Column(sa.String(80), primary_key=True))
     data: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+
+
+class MLFit(_Table, table=True):
+    """A game's last maximum-likelihood list (``arena.store.ml_board``), kept so that a web
+    process that starts shows it at once instead of fitting first (seconds at a million
+    results). ``version`` is where the rated results stood when it was fitted: the list is
+    current while it has not moved, and shown while a new fit runs when it has."""
+
+    __tablename__ = "ml_fit"
+    game: str = Field(sa_column=sa.Column(sa.String(64), primary_key=True))
+    version: list[int] | None = Field(default=None, sa_column=sa.Column(sa.JSON, nullable=True))
+    rows: list[dict[str, Any]] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
+    fitted_at: datetime = Field(default_factory=utcnow, sa_column=_when())

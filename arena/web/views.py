@@ -5,6 +5,8 @@ purpose: FastAPI runs them in its thread pool, off the event loop."""
 from __future__ import annotations
 
 import hashlib
+import logging
+import math
 import threading
 import time
 from dataclasses import asdict
@@ -19,6 +21,8 @@ from arena.store.statuses import MatchStatus, TournamentStatus
 
 from . import caches, ladder, live, replay
 from . import queries as web_queries
+
+log = logging.getLogger(__name__)
 
 
 def game_or_404(name: str) -> games.Game:
@@ -75,18 +79,24 @@ def leaderboard(url: str | None, name: str, sort: str = "rank", order: str | Non
 
 
 def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow] | None:
-    """The game's maximum-likelihood list, kept in ``caches.fits``; None while its first fit
-    runs. Every fit runs on a thread of its own (one at a time, ``caches.fitting``) and no
-    reader waits for one: a fit takes seconds at a million results. The store is asked for
-    its rated results' version at most every ``ML_CHECK_SECONDS``; when it moved, the list
-    is fitted again while readers keep getting the list they had."""
+    """The game's maximum-likelihood list, kept in ``caches.fits``; None while the first fit
+    of a game that has none kept in the store runs. Every fit runs on a thread of its own (one
+    at a time, ``caches.fitting``) and no reader waits for one: a fit takes seconds at a
+    million results. A process that starts serves the list the store kept (``ml_board.kept``)
+    from its first read. The store is asked for its rated results' version at most every
+    ``ML_CHECK_SECONDS``; when it moved, the list is fitted again (and kept) while readers
+    keep getting the list they had."""
     key = (url, game)
     kept = caches.fits.get(key)
     if kept is not None and time.monotonic() - kept[1] < caches.ML_CHECK_SECONDS:
         return kept[2]
     if kept is None:
-        _start_fit(url, game, None)
-        return None
+        with db.read(url) as c:
+            stored = ml_board.kept(c, game)
+        if stored is None:
+            _start_fit(url, game, None)
+            return None
+        kept = (stored[0], -math.inf, stored[1])  # compared with the results' version below
     caches.fits.put(key, (kept[0], time.monotonic(), kept[2]))  # no other reader checks meanwhile
     with db.read(url) as c:
         version = ml_board.version(c, game)
@@ -104,8 +114,17 @@ def _fit(url: str | None, game: str, kept: tuple[Any, float, list[ml_board.MLRow
     checked = time.monotonic()
     with db.read(url) as c:
         version = ml_board.version(c, game)
-        rows = kept[2] if kept is not None and kept[0] == version else ml_board.leaderboard(c, game)
+        if kept is not None and kept[0] == version:
+            rows, fresh = kept[2], False
+        else:
+            rows, fresh = ml_board.leaderboard(c, game), True
     caches.fits.put((url, game), (version, checked, rows))
+    if fresh:
+        try:
+            with db.transaction(url) as c:
+                ml_board.keep(c, game, version, rows)
+        except Exception:  # noqa: BLE001 - not kept: this process still serves it, the next fits again
+            log.warning("the ML list of %s could not be kept in the store", game, exc_info=True)
     return rows
 
 

@@ -73,6 +73,19 @@ def test_the_ml_leaderboard_agrees_with_a_plain_bradley_terry_fit(embedded, caps
     crossed = json.loads(run(capsys, "leaderboard", game, "--model", "ml", "--json", "--head-to-head"))
     assert sum(m["wins"] + m["draws"] + m["losses"] for m in crossed["head_to_head"]) == 2 * len(games)
 
+    # A list the web kept is read as it is while the results stand where it was fitted, and
+    # fitted again once they have moved (kept on fewer results here).
+    from arena.store import db, ml_board
+
+    with db.transaction(embedded) as c:
+        stood = ml_board.version(c, game)
+        ml_board.keep(c, game, stood, [ml_board.MLRow(1, rows[-1]["bot"], 1600.0, 1500.0, 1700.0, None)])
+    kept = json.loads(run(capsys, "leaderboard", game, "--model", "ml", "--json"))["rows"]
+    assert [(r["bot"], r["rating"]) for r in kept] == [(rows[-1]["bot"], 1600.0)]
+    with db.transaction(embedded) as c:
+        ml_board.keep(c, game, (0, 0, 0), [ml_board.MLRow(1, rows[-1]["bot"], 1600.0, 1500.0, 1700.0, None)])
+    assert json.loads(run(capsys, "leaderboard", game, "--model", "ml", "--json"))["rows"] == rows
+
 
 def test_an_empty_ml_leaderboard_says_so(embedded, capsys):
     game = fast_games(1)[0]

@@ -287,6 +287,13 @@ def test_the_ladder_page_and_a_bots_ladder_state_without_a_ladder(client, store)
     assert "not connected" in client.get("/bots/flaky").text
 
 
+def forget_fits(url: str) -> None:
+    """As in a web process that starts on a store that never kept a maximum-likelihood list."""
+    caches.fits.clear()
+    with db.transaction(url) as c:
+        c.execute(ml_board.fit_t.delete())
+
+
 def fitted_board(client, game: str) -> dict:
     """The game's leaderboard once its maximum-likelihood fit has ended."""
     found = {}
@@ -304,7 +311,7 @@ def test_leaderboard_ml_block_beside_elo(client, store, game):
     """The maximum-likelihood list of the same rated results: every bot Elo rates is on it,
     anchored at a mean of 1500, each with an interval and its LOS over the next; the page
     shows the same numbers beside Elo."""
-    caches.fits.clear()
+    forget_fits(store.url)
     board = fitted_board(client, game)
     fitted = board["ml"]
     assert fitted["anchor"] == 1500 and fitted["replicas"] > 0
@@ -334,7 +341,7 @@ def test_the_first_read_of_a_game_never_waits_for_its_ml_fit(server, store):
     by holding the lock every fit takes, so the reads below cannot have waited for it."""
     import httpx
 
-    caches.fits.clear()
+    forget_fits(store.url)
     game = GAMES[0]
     with caches.fitting:
         board = httpx.get(f"{server.url}/api/v1/games/{game}/leaderboard", timeout=10).json()
@@ -353,7 +360,7 @@ def test_the_first_read_of_a_game_never_waits_for_its_ml_fit(server, store):
 def test_ml_list_is_fitted_again_only_when_rated_results_arrive(store, monkeypatch):
     from arena.web import views
 
-    caches.fits.clear()
+    forget_fits(store.url)
     fits = []
     original = ml_board.leaderboard
     monkeypatch.setattr(ml_board, "leaderboard", lambda *a, **k: fits.append(a[1]) or original(*a, **k))
@@ -376,7 +383,7 @@ def test_a_slow_ml_refit_is_never_queued_twice(store, monkeypatch):
 
     from arena.web import views
 
-    caches.fits.clear()
+    forget_fits(store.url)
     monkeypatch.setattr(caches, "ML_CHECK_SECONDS", 0.0)
     views.ml_leaderboard(store.url, GAMES[0])
     wait_until(lambda: views.ml_leaderboard(store.url, GAMES[0]) is not None, timeout=30, what="the fit")
@@ -389,3 +396,42 @@ def test_a_slow_ml_refit_is_never_queued_twice(store, monkeypatch):
         assert sum(t.name == name for t in threading.enumerate()) == 1
     wait_until(lambda: caches.fits.get((store.url, GAMES[0]))[2], timeout=30, what="the refit")
     assert views.ml_leaderboard(store.url, GAMES[0]) == first
+
+
+def test_a_web_process_that_starts_serves_the_kept_ml_list_at_once(store, monkeypatch):
+    """The last list fitted is kept in the store: a process that starts (its caches empty)
+    serves it from its first read, fitting nothing while the rated results stay as they
+    were; a kept list fitted on fewer results is served while the new fit runs apart, and
+    the new one is kept in its place."""
+    from arena.web import views
+
+    forget_fits(store.url)
+    game = GAMES[0]
+    views.ml_leaderboard(store.url, game)
+    wait_until(lambda: views.ml_leaderboard(store.url, game) is not None, timeout=30, what="the first fit")
+    first = views.ml_leaderboard(store.url, game)
+    with db.read(store.url) as c:
+        assert ml_board.kept(c, game) == (ml_board.version(c, game), first)
+    fits = []
+    original = ml_board.leaderboard
+    monkeypatch.setattr(ml_board, "leaderboard", lambda *a, **k: fits.append(a[1]) or original(*a, **k))
+    caches.fits.clear()  # a process that starts
+    with caches.fitting:  # no fit could end meanwhile: what is served was kept
+        assert views.ml_leaderboard(store.url, game) == first
+        assert leaderboard_ml_state(store.url, game) == "fitted"
+    assert fits == []
+    # Kept when the results stood elsewhere: served as it is while the list is fitted again.
+    with db.transaction(store.url) as c:
+        ml_board.keep(c, game, (0, 0, 0), first[:1])
+    caches.fits.clear()
+    assert views.ml_leaderboard(store.url, game) == first[:1]
+    wait_until(lambda: views.ml_leaderboard(store.url, game) == first, timeout=30, what="the refit")
+    assert fits == [game]
+    with db.read(store.url) as c:
+        assert ml_board.kept(c, game) == (ml_board.version(c, game), first)
+
+
+def leaderboard_ml_state(url: str, game: str) -> str:
+    from arena.web import views
+
+    return views.leaderboard(url, game)["ml"]["state"]
