@@ -146,6 +146,9 @@ def commands_served(url: str) -> Counter[str]:
     return Counter({name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items()})
 
 
+COUNTED_PRESENCE = 60.0  # seconds a counted bot's presence lasts without a heartbeat
+
+
 def counted_play(url: str, alice: tuple[str, ...], play: Callable[[RedisMailbox], Awaitable[T]]
                  ) -> tuple[T, Counter[str], str]:
     """Alice (``alice``: a bot module and its arguments) on one gateway and bob (the SDK's
@@ -153,12 +156,15 @@ def counted_play(url: str, alice: tuple[str, ...], play: Callable[[RedisMailbox]
     runs the match(es) with the runner's mailbox. Returns its result, the commands Redis
     served meanwhile, and the prefix."""
     prefix = f"test:{uuid.uuid4().hex}:"
+    # Heartbeats far apart: what is counted is the moves' cost, not how long a loaded machine
+    # took to play them (a heartbeat every two seconds would add to it).
     servers = [ServerThread(ServerSettings(address="127.0.0.1:0"), [
-        (gateway_pb2_grpc.add_BotGatewayServicer_to_server, Gateway(mailbox(url, prefix), by_token),
-         "arena.v1.BotGateway")]) for _ in range(2)]
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server,
+         Gateway(RedisMailbox(url, prefix=prefix, presence_ttl=COUNTED_PRESENCE), by_token,
+                 heartbeat=COUNTED_PRESENCE / 3), "arena.v1.BotGateway")]) for _ in range(2)]
     bots = [start_bot(alice[0], servers[0].address, "tok-alice", *alice[1:]),
             start_bot("arena_bot.examples.random_bot", servers[1].address, "tok-bob")]
-    runner_box = mailbox(url, prefix)
+    runner_box = RedisMailbox(url, prefix=prefix, presence_ttl=COUNTED_PRESENCE)
     try:
         wait_online(runner_box, "1")
         wait_online(runner_box, "2")
@@ -186,8 +192,10 @@ def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(
     move), and once the match is over every key it left expires on its own."""
     import redis
 
+    # Alice asks for every decision: more moves a match, over which a match's own commands
+    # (its start and end, a first look at a seat's presence on a loaded machine) are spread.
     results, spent, prefix = counted_play(
-        own_redis, ("arena_bot.examples.random_bot",),
+        own_redis, ("arena_bot.examples.random_bot", "--every-decision"),
         lambda box: asyncio.gather(*(alice_against_bob(box, f"cost-{index}", 11 + index) for index in range(4))))
     decisions = [d for result in results for d in result.decisions]
     asked = [d for d in decisions if d.code == "ok"]
