@@ -35,12 +35,13 @@ from tests.support.grpc import (
 pytestmark = pytest.mark.parametrize("gateway", ["local", "redis"], indirect=True)
 
 FAST = Clock(move=0.3, bank=0.3, strikes=3)
+LONG_GAME = "durak"  # random matches of about a hundred decisions
 
 
 def play(mailbox: Mailbox, clock: Clock = FAST, match_id: str = "m", grace: float = 1.0,
-         bot_id: str = "1") -> Any:
+         bot_id: str = "1", game: str = GAME) -> Any:
     return run_with(mailbox, lambda box: run_match(
-        GAME, [remote(box, bot_id, match_id, 0, grace=grace), HousePlayer(GAME, "random", 1, 3)], 3,
+        game, [remote(box, bot_id, match_id, 0, grace=grace, game=game), HousePlayer(game, "random", 1, 3)], 3,
         clock=clock, match_id=match_id))
 
 
@@ -263,10 +264,12 @@ def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple
     before its clock starts, so a wait far longer than the clock costs no strike."""
     server, mailbox = gateway
     bot = rogue(server, mailbox, "one_at_a_time")
-    tight = Clock(move=0.12, bank=0.08)
+    # A tight clock, with a bank for a loaded machine's slow moves, and a game of many moves:
+    # a match lasts longer than the clock's move and bank together.
+    tight = Clock(move=0.12, bank=0.5)
     results: dict[str, Any] = {}
-    runners = [threading.Thread(target=lambda m=m: results.setdefault(m, play(mailbox, tight, match_id=m, grace=10)))
-               for m in ("first", "second")]
+    runners = [threading.Thread(target=lambda m=m: results.setdefault(
+        m, play(mailbox, tight, match_id=m, grace=10, game=LONG_GAME))) for m in ("first", "second")]
     for runner in runners:
         runner.start()
     for runner in runners:
@@ -276,7 +279,7 @@ def test_waiting_for_a_match_slot_does_not_cost_the_bot_its_clock(gateway: tuple
     # of its clock): longer than a whole move and bank.
     assert min(r.duration for r in results.values()) > tight.move + tight.bank
     for result in results.values():
-        assert set(seat0_codes(result)) == {"ok"}, seat0_codes(result)
+        assert set(seat0_codes(result)) <= {"ok", "forced"}, sorted(set(seat0_codes(result)))
 
 
 def test_a_good_move_is_answered_by_the_gateway_and_the_runner_sends_nothing_more(

@@ -90,8 +90,9 @@ def live_matches(mailbox: Mailbox, bot_id: str) -> int:
     return run_with(mailbox, lambda box: box.redis.zcard(box._k("live", bot_id)))  # type: ignore[attr-defined]
 
 
-def remote(mailbox: Mailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0) -> RemotePlayer:
-    info = MatchInfo(match_id=match_id, game=GAME, options={}, seat=seat, num_players=2,
+def remote(mailbox: Mailbox, bot_id: str, match_id: str, seat: int, grace: float = 5.0,
+           game: str = GAME) -> RemotePlayer:
+    info = MatchInfo(match_id=match_id, game=game, options={}, seat=seat, num_players=2,
                      players=["alice", "house"], move_deadline_ms=2000, time_bank_ms=5000)
     return RemotePlayer(mailbox, bot_id, info, grace=grace)
 
