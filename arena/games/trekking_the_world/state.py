@@ -489,7 +489,8 @@ class TrekkingState(State):
     def _public_points(self, seat: int, sets: int) -> int:
         """``points(seat, secret=False)``, the seat's ``sets`` given."""
         n = self.num_players
-        total = sum(tile_vp(c, n) for c, holder in self.tiles.items() if holder == seat)
+        tiles = self.tiles
+        total = sum(tile_vp(c, n) for c in COLOURS if tiles[c] == seat)
         total += sum(self.vp_tokens[seat])
         total += sum(DESTINATION_VP[d] for d in self.toured[seat])
         return total + SET_VP[sets]
