@@ -1,5 +1,6 @@
 """Fields of a seat's observation that reach its tensor, found in real matches: Itchy Feet's
-aimed card and country, Yaniv's previous round (``last_round``), Crazy 8s' ``hand_number``."""
+aimed card and country, Yaniv's previous round (``last_round``), Crazy 8s' ``hand_number`` and
+previous hand (``last_hand``)."""
 
 from __future__ import annotations
 
@@ -106,3 +107,23 @@ def test_crazy_eights_tells_which_hand_is_played() -> None:
     assert _block(enc, "hand_number", tensor) == [2.0]
     obs, tensor, enc = _seen("crazy_eights", 2, several, lambda o: o["hand_number"] == 0)
     assert _block(enc, "hand_number", tensor) == [0.0]
+
+
+def test_crazy_eights_tells_the_previous_hands_result() -> None:
+    several = {"target_score": 50}
+    obs, tensor, enc = _seen("crazy_eights", 3, several, lambda o: o["last_hand"] is not None
+                             and o["last_hand"]["winner"] is not None and o["seat"] != o["last_hand"]["winner"])
+    last = obs["last_hand"]
+    assert _block(enc, "last_winner", tensor) == _one_hot(3, _relative(obs, last["winner"]))
+    points = _block(enc, "last_points", tensor)
+    assert [points[_relative(obs, seat)] for seat in range(3)] == [float(p) for p in last["points"]]
+    assert _block(enc, "last_blocked", tensor) == [0.0]
+    # Two positions that differ only in the previous hand's result have different tensors.
+    blocked = {**obs, "last_hand": {"winner": None, "points": [p + 1 for p in last["points"]], "blocked": True}}
+    other = enc.encode(blocked)
+    assert not np.array_equal(tensor, other)
+    assert not any(_block(enc, "last_winner", other))
+    assert _block(enc, "last_blocked", other) == [1.0]
+    obs, tensor, enc = _seen("crazy_eights", 3, several, lambda o: o["last_hand"] is None)
+    for name in ("last_winner", "last_points", "last_blocked"):
+        assert not any(_block(enc, name, tensor)), f"{name} before any hand ended"

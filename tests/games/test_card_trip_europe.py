@@ -8,6 +8,7 @@ as well as for the reconstruction."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -501,6 +502,30 @@ def test_resample_keeps_what_the_seat_knows() -> None:
     assert other.hands[1] == state.hands[1]  # known: passed by seat 0
     assert other.hands[0] == state.hands[0]
     assert other.hands[2] != state.hands[2] or other.pile != state.pile
+
+
+def test_observations_share_nothing_a_caller_may_change() -> None:
+    # A trip's scoring is worked out once and kept (scoring.scored): every observation gets
+    # its own copies, so a caller changing one observation changes no later one.
+    state = new(2, seed=4)
+    rng = random.Random(4)
+    for _ in range(20):
+        seat = state.to_act()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    obs = state.observation(0)
+    before = [json.loads(json.dumps(state.observation(seat))) for seat in (0, 1)]
+    assert any(obs["trips"])
+    for trip in obs["trips"]:
+        for entry in trip:
+            entry["type"] = "changed"
+    for per_seat in (obs["type_counts"], obs["points"]):
+        for counts in per_seat:
+            counts.update(dict.fromkeys(counts, 99))
+    for bonus in obs["bonus_cards"]:
+        bonus["points"][0] = 99
+    for card in obs["cards"].values():
+        card["name"] = "changed"
+    assert [state.observation(seat) for seat in (0, 1)] == before
 
 
 # ----- options -------------------------------------------------------------------------------

@@ -28,8 +28,9 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
     n = num_players
 
     def trip_of(kind: str) -> Any:
-        keep = (lambda t: t["type"] == CAMPSITE) if kind == CAMPSITE else (lambda t: t["type"] != CAMPSITE)
-        return lambda o: [[t["card"] for t in trip if keep(t)] for trip in o["trips"]]
+        if kind == CAMPSITE:
+            return lambda o: [[t["card"] for t in trip if t["type"] == CAMPSITE] for trip in o["trips"]]
+        return lambda o: [[t["card"] for t in trip if t["type"] != CAMPSITE] for trip in o["trips"]]
 
     def type_count(kind: str) -> Block:
         return per_seat(f"{kind}_count", n, lambda o: [c[kind] for c in o["type_counts"]],

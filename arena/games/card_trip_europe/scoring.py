@@ -5,7 +5,10 @@ Trips are lists of card numbers, a campsite stored as the negative number (see
 
 from __future__ import annotations
 
-from .locations import ATTRACTION, BONUS_CARDS, CAMPSITE, CITY, ENERGY, EVENT, PARK, TYPE
+from dataclasses import dataclass
+
+from .locations import ATTRACTION, BONUS_CARDS, CAMPSITE, CITY, ENERGY, EVENT, PARK, TYPE, WEEK_ENERGY
+from .placement import week_energy
 
 # card-trip-europe "National parks": 1, 2, 3, 4, 5+ parks.
 PARK_POINTS = (0, 1, 3, 6, 10, 15)
@@ -83,17 +86,22 @@ def bonus_points(trips: list[list[int]], sides: list[str]) -> list[list[int]]:
 
     Positive side: 6 to the single player with the most cards of the type, 3 to each tied
     player. Negative side: -4 to the single player with the fewest, -2 to each tied player."""
-    counts = [type_counts(trip) for trip in trips]
+    return bonus_from_counts([type_counts(trip) for trip in trips], sides)
+
+
+def bonus_from_counts(counts: list[dict[str, int]], sides: list[str]) -> list[list[int]]:
+    """``bonus_points`` from each seat's ``type_counts``."""
     out = []
     for card, side in zip(BONUS_CARDS, sides, strict=True):
-        have = [c[card.counts] for c in counts]
-        target = max(have) if side == POSITIVE else min(have)
-        winners = [seat for seat, h in enumerate(have) if h == target]
+        kind = card.counts
+        have = [c[kind] for c in counts]
         if side == POSITIVE:
-            each = card.most if len(winners) == 1 else card.most_tie
+            target = max(have)
+            each = card.most if have.count(target) == 1 else card.most_tie
         else:
-            each = card.fewest if len(winners) == 1 else card.fewest_tie
-        out.append([each if seat in winners else 0 for seat in range(len(trips))])
+            target = min(have)
+            each = card.fewest if have.count(target) == 1 else card.fewest_tie
+        out.append([each if h == target else 0 for h in have])
     return out
 
 
@@ -101,3 +109,52 @@ def total_points(trips: list[list[int]], sides: list[str]) -> list[int]:
     """Each seat's points: its trip plus its bonus cards."""
     bonus = bonus_points(trips, sides)
     return [trip_points(trip) + sum(b[seat] for b in bonus) for seat, trip in enumerate(trips)]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What a seat's observation tells of one trip, worked out once per trip (``scored``).
+    Shared between calls: hand out copies, never these."""
+
+    entries: tuple[dict[str, object], ...]  # each card as the observation shows it
+    week_energy_left: int
+    counts: dict[str, int]  # type_counts
+    points: dict[str, int]  # breakdown
+    bonus_counts: tuple[int, ...]  # the count each bonus card compares, in BONUS_CARDS order
+
+
+_SCORED: dict[tuple[int, ...], Scored] = {}
+SCORED_KEPT = 65_536  # trips whose scoring is kept; a match shows a few dozen
+
+
+def scored(trip: tuple[int, ...]) -> Scored:
+    """The scoring of ``trip`` (a trip as a tuple), made once: an observation shows every
+    trip again at each decision, and a trip changes only when its owner places a card."""
+    found = _SCORED.get(trip)
+    if found is None:
+        listed = list(trip)
+        entries = tuple({"card": -e, "type": CAMPSITE, "energy": 0} if e < 0
+                        else {"card": e, "type": TYPE[e], "energy": ENERGY[e]} for e in trip)
+        counts = type_counts(listed)
+        found = Scored(entries, WEEK_ENERGY - week_energy(listed), counts, breakdown(listed),
+                       tuple(counts[card.counts] for card in BONUS_CARDS))
+        if len(_SCORED) >= SCORED_KEPT:
+            _SCORED.clear()  # a bound on memory; the trips of the matches at hand come back soon
+        _SCORED[trip] = found
+    return found
+
+
+_BONUS: dict[tuple[tuple[tuple[int, ...], ...], tuple[str, ...]], list[list[int]]] = {}
+
+
+def scored_bonus(scores: list[Scored], sides: tuple[str, ...]) -> list[list[int]]:
+    """``bonus_points`` of the trips of ``scores``, made once per set of counts and sides:
+    a card's points follow from the counts it compares alone. Shared: hand out copies."""
+    key = (tuple(s.bonus_counts for s in scores), sides)
+    found = _BONUS.get(key)
+    if found is None:
+        found = bonus_from_counts([s.counts for s in scores], list(sides))
+        if len(_BONUS) >= SCORED_KEPT:
+            _BONUS.clear()
+        _BONUS[key] = found
+    return found

@@ -14,9 +14,9 @@ from typing import Any
 
 from arena.games import BadState, State
 
-from .locations import BONUS_CARDS, ENERGY, LOCATIONS, NUMBERS, TYPE, WEEK_ENERGY
-from .placement import can_camp, can_place, week_energy
-from .scoring import NEGATIVE, POSITIVE, bonus_points, breakdown, total_points, type_counts
+from .locations import BONUS_CARDS, LOCATIONS, NUMBERS
+from .placement import can_camp, can_place
+from .scoring import NEGATIVE, POSITIVE, scored, scored_bonus, total_points, type_counts
 
 HAND_SIZE = 8  # card-trip-europe "Game Setup": deal each player 8 location cards
 DEALS = 2  # "Deal 8 new location cards to each player again"
@@ -160,15 +160,14 @@ class CardTripState(State):
         return [p + type_counts(t)["campsite"] / 100 for p, t in zip(points, self.trips, strict=True)]
 
     # ----- what a seat knows ----------------------------------------------------------
-    def _origins_seen(self, seat: int) -> set[int]:
-        """Seats whose dealt hand ``seat`` has held in this deal: its own, then one more
-        after each pass (hands move as a block, so a seat knows every card of a hand it held
-        that has not been played yet)."""
-        n = self.num_players
-        return {(seat - k) % n for k in range(min(self.passes, n - 1) + 1)}
-
     def _hand_known(self, seat: int, other: int) -> bool:
-        return (other - self.passes) % self.num_players in self._origins_seen(seat)
+        """Has ``seat`` held ``other``'s hand in this deal? Hands move as a block, one seat
+        on at each pass, so a seat knows every card of a hand it held that has not been
+        played yet: its own dealt hand, then one more after each pass. ``other``'s hand was
+        dealt to seat ``other - passes``, that is ``k`` seats before ``seat``; ``seat`` has
+        held it when ``k`` is at most the passes (and at most ``n - 1``)."""
+        n = self.num_players
+        return (seat - other + self.passes) % n <= min(self.passes, n - 1)
 
     def _shown(self, seat: int, other: int) -> tuple[list[int], list[int]]:
         """``other``'s trip and turned-over cards as ``seat`` sees them: placements of this
@@ -191,8 +190,10 @@ class CardTripState(State):
         for cards in (*known, *revealed):
             visible.update(cards)
         for trip in trips:
-            visible.update(abs(e) for e in trip)
-        bonus = bonus_points(list(trips), self.bonus_sides)
+            visible.update(map(abs, trip))
+        # Each trip's scoring is worked out once (``scored``); the observation gets copies.
+        scores = [scored(tuple(trip)) for trip in trips]
+        bonus = scored_bonus(scores, tuple(self.bonus_sides))
         return {
             "phase": self.phase,
             "deal": self.deal,
@@ -203,16 +204,16 @@ class CardTripState(State):
             "hand_counts": counts,
             "known_cards": known,
             "revealed": [list(r) for r in revealed],
-            "trips": [[_entry(e) for e in trip] for trip in trips],
-            "week_energy_left": [WEEK_ENERGY - week_energy(trip) for trip in trips],
-            "type_counts": [type_counts(trip) for trip in trips],
-            "points": [breakdown(trip) for trip in trips],
+            "trips": [[entry.copy() for entry in s.entries] for s in scores],
+            "week_energy_left": [s.week_energy_left for s in scores],
+            "type_counts": [s.counts.copy() for s in scores],
+            "points": [s.points.copy() for s in scores],
             "bonus_cards": [
-                {"id": card.id, "counts": card.counts, "side": side, "points": points}
+                {"id": card.id, "counts": card.counts, "side": side, "points": list(points)}
                 for card, side, points in zip(BONUS_CARDS, self.bonus_sides, bonus, strict=True)
             ],
             "pile_count": len(self.pile),
-            "cards": {str(c): _card(c) for c in sorted(visible)},
+            "cards": {CARD_KEYS[c]: CARD_VIEWS[c].copy() for c in sorted(visible)},
         }
 
     def _resample(self, seat: int, rng: random.Random) -> None:
@@ -245,13 +246,11 @@ class CardTripState(State):
             self._place(other, int(number), verb == "place")
 
 
-def _entry(entry: int) -> dict[str, Any]:
-    number = abs(entry)
-    if entry < 0:
-        return {"card": number, "type": "campsite", "energy": 0}
-    return {"card": number, "type": TYPE[number], "energy": ENERGY[number]}
-
-
 def _card(number: int) -> dict[str, Any]:
     card = LOCATIONS[number]
     return {"type": card.type, "energy": card.energy, "name": card.name}
+
+
+# Each card as an observation's ``cards`` shows it, and its key there (observations get copies).
+CARD_VIEWS = {number: _card(number) for number in NUMBERS}
+CARD_KEYS = {number: str(number) for number in NUMBERS}

@@ -12,6 +12,7 @@ from .actions import DRAW, PASS, PENALTY_DRAW, PLAY, PLAY_AND_CALL
 from .state import BLACK_JACK, PACKS, TWO
 
 DECK = playing_cards.deck()  # the 52 cards, in the order of every card block
+NO_HAND: dict[str, Any] = {"winner": None, "points": (), "blocked": False}  # before any hand ended
 
 
 def actions(options: dict[str, Any]) -> list[str]:
@@ -53,5 +54,12 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         per_seat("totals", n, lambda o: o["totals"], "penalty points of finished hands (capped at 400)", 400),
         seat("dealer", n, lambda o: o["dealer"], "the dealer of this hand, relative"),
         number("hand_number", lambda o: o["hand_number"], "hands played before this one (capped at 100)", 100),
+        # The previous hand's result (``last_hand``; all zero before the first hand ends).
+        seat("last_winner", n, lambda o: (o["last_hand"] or NO_HAND)["winner"],
+             "the previous hand's winner, relative (none when it was blocked)"),
+        per_seat("last_points", n, lambda o: (o["last_hand"] or NO_HAND)["points"],
+                 "penalty points each seat took in the previous hand (capped at 400)", 400),
+        flag("last_blocked", lambda o: (o["last_hand"] or NO_HAND)["blocked"],
+             "1 when the previous hand ended blocked (nobody could go out)"),
     ]
     return Encoding("crazy_eights", n, blocks, actions(options))

@@ -82,8 +82,13 @@ TREK_DECK: tuple[str, ...] = tuple(
 
 def tile_vp(colour: str, num_players: int) -> int:
     """A Most Souvenirs tile's value on the side for this player count (setup 3)."""
-    tile = COMPONENTS["most_souvenirs"][colour]
-    return int(tile["vp_2p"] if num_players == 2 else tile["vp"])
+    return _TILE_VP[colour, num_players == 2]
+
+
+_TILE_VP: dict[tuple[str, bool], int] = {
+    (colour, two): int(tile["vp_2p"] if two else tile["vp"])
+    for colour, tile in COMPONENTS["most_souvenirs"].items() for two in (False, True)
+}
 
 
 def cubes_in_bag(num_players: int) -> list[str]:

@@ -112,8 +112,9 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         return seat(f"tile_{colour}", n, lambda o: o["tiles"][colour], f"who holds the Most Souvenirs tile of {colour}")
 
     def must_see(vp: int) -> Block:
-        def touring(o: dict[str, Any]) -> str | None:
-            return next((d for d, got in zip(o["destination_row"], o["must_see"], strict=True) if got == vp), None)
+        def touring(o: dict[str, Any]) -> str | None:  # the first destination of the row that gives it
+            rewards = o["must_see"]
+            return o["destination_row"][rewards.index(vp)] if vp in rewards else None
         return choice(f"must_see_{vp}", DESTINATIONS, touring, f"the destination whose tour gives a {vp} VP token now")
 
     blocks = [

@@ -100,6 +100,16 @@ _STEPS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
 _TOUCHING: tuple[int, ...] = tuple(sum(edge for _, edge in _ADJ[node]) for node in range(len(LOCATIONS)))
 
 
+def _members(mask: int) -> list[int]:
+    """The locations of a bit mask, in index order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def _survey(origin: int, closed: int) -> tuple[list[int], int, int]:
     """Breadth-first from ``origin`` over the connections not ``closed``: the locations
     exactly d connections away (bit masks, d = 0, 1, ...), how many open connections that
@@ -115,15 +125,15 @@ def _survey(origin: int, closed: int) -> tuple[list[int], int, int]:
                 if not closed & edge and not seen >> nb & 1:
                     seen |= 1 << nb
                     ring |= 1 << nb
-        frontier = [i for i in range(_SPAN) if ring >> i & 1]
+        frontier = _members(ring)
         if ring:
             rings.append(ring)
     ends = odd = 0
-    for node in range(_SPAN):
-        if seen >> node & 1:
-            degree = sum(1 for _, edge in _ADJ[node] if not closed & edge)
-            ends += degree
-            odd |= (degree & 1) << node
+    opened = ~closed
+    for node in _members(seen):
+        degree = (_TOUCHING[node] & opened).bit_count()  # each connection is one bit
+        ends += degree
+        odd |= (degree & 1) << node
     return rings, ends // 2, odd
 
 

@@ -476,17 +476,24 @@ class TrekkingState(State):
     # ----- scoring (trekking "Final Scoring") -------------------------------------------
     def sets(self, seat: int) -> int:
         """Complete souvenir sets: full columns of the suitcase's single slots."""
-        return min(min(self.suitcases[seat][c], SINGLE_SLOTS) for c in COLOURS)
+        case = self.suitcases[seat]
+        return min(SINGLE_SLOTS, *[case[c] for c in COLOURS])
 
     def points(self, seat: int, *, secret: bool = True) -> int:
         """Victory points; ``secret=False`` leaves out the face-down region bonus tokens."""
-        total = sum(tile_vp(c, self.num_players) for c in COLOURS if self.tiles[c] == seat)
-        total += sum(self.vp_tokens[seat])
-        total += sum(DESTINATION_VP[d] for d in self.toured[seat])
-        total += SET_VP[self.sets(seat)]
+        total = self._public_points(seat, self.sets(seat))
         if secret:
             total += sum(self.bonus_tokens[seat])
         return total
+
+    def _public_points(self, seat: int, sets: int) -> int:
+        """``points(seat, secret=False)``, the seat's ``sets`` given."""
+        n = self.num_players
+        tiles = self.tiles
+        total = sum(tile_vp(c, n) for c in COLOURS if tiles[c] == seat)
+        total += sum(self.vp_tokens[seat])
+        total += sum(DESTINATION_VP[d] for d in self.toured[seat])
+        return total + SET_VP[sets]
 
     def souvenirs(self, seat: int) -> int:
         return sum(self.suitcases[seat].values())
@@ -498,6 +505,8 @@ class TrekkingState(State):
     # ----- what a seat sees -----------------------------------------------------------------
     def _observation(self, seat: int) -> dict[str, Any]:
         n = self.num_players
+        sets = [self.sets(s) for s in range(n)]
+        public = [self._public_points(s, sets[s]) for s in range(n)]
         pending: dict[str, Any] = {}
         if self.phase == PAY:
             pending = {"destination": self.target}
@@ -521,7 +530,7 @@ class TrekkingState(State):
             "cubes": dict(self.cubes),
             "suitcases": [dict(c) for c in self.suitcases],
             "souvenirs": [self.souvenirs(s) for s in range(n)],
-            "sets": [self.sets(s) for s in range(n)],
+            "sets": sets,
             "tiles": dict(self.tiles),
             "tile_vp": {c: tile_vp(c, n) for c in COLOURS},
             "region_bonus_left": [r for r in REGIONS if self.region_bonus[r] is not None],
@@ -535,8 +544,8 @@ class TrekkingState(State):
             "toured": [list(t) for t in self.toured],
             "journeys": list(self.journeys),
             "pending": pending,
-            "public_points": [self.points(s, secret=False) for s in range(n)],
-            "my_points": self.points(seat),
+            "public_points": public,
+            "my_points": public[seat] + sum(self.bonus_tokens[seat]),
         }
 
     def _hand_fits_turn(self, seat: int) -> bool:
