@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import threading
 import time
 from dataclasses import asdict
@@ -96,7 +95,7 @@ def ml_leaderboard(url: str | None, game: str) -> list[ml_board.MLRow] | None:
         if stored is None:
             _start_fit(url, game, None)
             return None
-        kept = (stored[0], -math.inf, stored[1])  # compared with the results' version below
+        kept = (stored[0], 0.0, stored[1])  # its version is compared with the results' below
     caches.fits.put(key, (kept[0], time.monotonic(), kept[2]))  # no other reader checks meanwhile
     with db.read(url) as c:
         version = ml_board.version(c, game)
