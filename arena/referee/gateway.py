@@ -20,7 +20,7 @@ Policies, each with a test:
 - a move with neither action nor index is MALFORMED: the runner applies a random legal action
   and counts a strike;
 - an oversized message ends the stream with RESOURCE_EXHAUSTED (gRPC's own limit); the bot
-  may reconnect within the grace period and gets its pending turns again.
+  may reconnect within the grace period and gets its undecided turns again.
 
 The bot's clock runs here, where its stream is held: from the moment a Turn is written to the
 stream until the bot's Move arrives on it. The gateway puts that time on the move it posts
@@ -238,7 +238,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                   resent: bool = False) -> list[gateway_pb2.RefereeMessage]:
         """The protobuf messages for one mailbox message. A turn of a match this stream has
         not been told about (a reconnect mid-match) is preceded by its match-started.
-        ``resent``: a pending turn sent again to a stream that reconnected."""
+        ``resent``: a turn sent again to a stream that reconnected."""
         out: list[gateway_pb2.RefereeMessage] = []
         if message["kind"] == "turn":
             key = (message["match_id"], message["turn_id"])
@@ -336,7 +336,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             if stream.closing.is_set() or not held:
                 await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
-            for out in self._outgoing(stream, message):
+            # A turn its runner sent again (the bot came back) keeps its first deadline.
+            for out in self._outgoing(stream, message, resent=bool(message.get("resent"))):
                 stream.out.put_nowait(out)
             # The stream sends it before this task waits for the next (a wait on Redis costs
             # a request's worth of work first).

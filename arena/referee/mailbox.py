@@ -13,8 +13,10 @@ Two implementations with the same behaviour: ``LocalMailbox`` (in-process, the e
 default) and ``RedisMailbox`` (lists, streams and keys in Redis, so a worker on one machine can
 run a match whose bots are connected to gateways on others).
 
-Every message is a JSON-ready dict with a ``kind``. Pending turns are kept per bot until
-decided, so a bot that reconnects is sent them again.
+Every message is a JSON-ready dict with a ``kind``. A bot that reconnects is sent its
+undecided turns again: the in-process mailbox keeps them per bot until decided; the Redis one
+keeps nothing per turn, and instead tells each runner playing the bot that it is back (a
+``{"back": True}`` note on the runner's reply desk), and the runner sends its turn again.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class Mailbox:
     """The interface both implementations share (all coroutines)."""
 
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
-        """Queue ``message`` for the bot; a ``turn`` is also kept pending until decided."""
+        """Queue ``message`` for the bot (the in-process mailbox also keeps a ``turn`` pending
+        until decided)."""
         raise NotImplementedError
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
@@ -76,7 +79,8 @@ class Mailbox:
         raise NotImplementedError
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
-        """Turns delivered to the bot and not yet decided (sent again on reconnect)."""
+        """Turns kept for the bot and not yet decided, sent again on reconnect (the Redis
+        mailbox keeps none: their runners send them again, ``resend``)."""
         raise NotImplementedError
 
     async def settle(self, bot_id: str, match_id: str, turn_id: int,
@@ -110,6 +114,13 @@ class Mailbox:
         one trip where the mailbox can)."""
         await self.deliver(bot_id, turn)
         return await self.await_move(turn["match_id"], turn["turn_id"], timeout)
+
+    async def resend(self, bot_id: str, turn: dict[str, Any]) -> None:
+        """Deliver an undecided turn again, marked ``resent``: the bot is back on a stream that
+        may never have had it (its runner was told, ``{"back": True}``, or found it present
+        after a ``left`` note). The gateway gives it what is left of its first deadline, and a
+        stream that has the turn already does not write it twice."""
+        await self.deliver(bot_id, turn | {"resent": True})
 
     async def claim(self, bot_id: str, connection: str) -> None:
         """``connection`` is now the bot's live stream (a newer one replaces an older).
@@ -174,6 +185,17 @@ class Mailbox:
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+def _is_note(word: dict[str, Any]) -> bool:
+    """A note about a turn's bot (its stream closed, or it is back), not an answer."""
+    return bool(word.get("left") or word.get("back"))
+
+
+def _rank(word: dict[str, Any]) -> int:
+    """What a runner must see first of two words about one turn: an answer, then that the
+    bot is back, then that its stream left."""
+    return 0 if word.get("left") else 1 if word.get("back") else 2
 
 
 def _turn_key(message: dict[str, Any]) -> str:
@@ -345,18 +367,23 @@ class _ReplyDesk:
         self.mailbox = mailbox
         self.key = mailbox._k("desk", uuid.uuid4().hex)
         self.waiting: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
+        self.bots: dict[tuple[str, int], str] = {}  # whose turn each awaited answer is
         self.listener = asyncio.ensure_future(self._listen())
 
-    def expect(self, match_id: str, turn_id: int) -> None:
+    def expect(self, match_id: str, turn_id: int, bot_id: str = "") -> None:
         key = (match_id, int(turn_id))
         if key not in self.waiting:
             self.waiting[key] = asyncio.get_running_loop().create_future()
+        if bot_id:
+            self.bots[key] = bot_id
 
     def expects(self, match_id: str, turn_id: int) -> bool:
         return (match_id, int(turn_id)) in self.waiting
 
     async def wait(self, match_id: str, turn_id: int, timeout: float) -> dict[str, Any] | None:
-        """The answer, or None after ``timeout`` (the turn stays expected until ``forget``)."""
+        """The answer or a note, or None after ``timeout`` (the turn stays expected until
+        ``forget``). A note (``left``, ``back``) leaves the turn expected: its answer may
+        still come."""
         key = (match_id, int(turn_id))
         future = self.waiting[key]
         if not future.done():
@@ -365,16 +392,21 @@ class _ReplyDesk:
                     await asyncio.shield(future)
             except TimeoutError:
                 return None
+        # A word that came after the one that woke this wait may have outranked it (_post).
+        future = self.waiting.get(key, future)
         answer = future.result()
-        if answer.get("left"):  # a note: the answer itself may still come, on a new stream
-            self.waiting[key] = asyncio.get_running_loop().create_future()
+        if _is_note(answer):
+            if self.waiting.get(key) is future:
+                self.waiting[key] = asyncio.get_running_loop().create_future()
         else:
             self.waiting.pop(key, None)
+            self.bots.pop(key, None)
         return answer
 
     def forget(self, match_id: str, turn_id: int) -> None:
         """The turn is decided: an answer still coming is dropped."""
         self.waiting.pop((match_id, int(turn_id)), None)
+        self.bots.pop((match_id, int(turn_id)), None)
 
     async def _listen(self) -> None:
         loop = asyncio.get_running_loop()
@@ -399,15 +431,32 @@ class _ReplyDesk:
                 continue
             # A map of stream to entries, or pairs of them, as the connection's protocol has it.
             for _stream, entries in (got.items() if isinstance(got, dict) else got or ()):
-                for entry_id, fields in entries:
+                for entry_id, (name, value) in entries:
                     last = entry_id
                     unread_trimmed += 1
-                    self._hand_over(json.loads(fields[1]))
+                    if name == "back":
+                        self._back(value)
+                    else:
+                        reply = json.loads(value)
+                        self._post((reply["match_id"], int(reply["turn_id"])), reply["move"])
 
-    def _hand_over(self, reply: dict[str, Any]) -> None:
-        future = self.waiting.get((reply["match_id"], int(reply["turn_id"])))
-        if future is not None and not future.done():
-            future.set_result(reply["move"])
+    def _post(self, key: tuple[str, int], word: dict[str, Any]) -> None:
+        """Hand ``word`` (an answer or a note) to the runner awaiting ``key``. An answer or a
+        ``back`` note that comes while a ``left`` note is still unread takes its place: the
+        runner acts on what matters most, and no answer is lost behind a note."""
+        future = self.waiting.get(key)
+        if future is None:
+            return
+        if not future.done():
+            future.set_result(word)
+        elif _rank(word) > _rank(future.result()):
+            replaced = self.waiting[key] = asyncio.get_running_loop().create_future()
+            replaced.set_result(word)
+
+    def _back(self, bot_id: str) -> None:
+        """The bot is on a new stream: each of its awaited turns is to be sent again."""
+        for key in [key for key, bot in self.bots.items() if bot == bot_id]:
+            self._post(key, {"back": True})
 
     def close(self) -> None:
         try:
@@ -420,9 +469,10 @@ class RedisMailbox(Mailbox):
     """The mailbox in Redis.
 
     Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from;
-    ``pending:{bot}`` a hash of undecided turns (both expire ``KEY_TTL`` after the bot's last
-    match started or ended); ``desk:{id}`` one stream per runner loop where the gateway
-    appends the answers to that loop's turns (``_ReplyDesk``; a turn with no ``reply_to``,
+    ``desks:{bot}`` the reply desk of each match the bot plays, to tell their runners it is
+    back (both expire ``KEY_TTL`` after the bot's last match started or ended);
+    ``desk:{id}`` one stream per runner loop where the gateway appends the answers to that
+    loop's turns, and ``claim`` its notes that a bot is back (``_ReplyDesk``; a turn with no ``reply_to``,
     from an older runner, is answered on ``move:{match}:{turn}``, a one-element list the
     runner pops with a timeout, and one naming a ``replies:{id}`` list there);
     ``holder:{bot}`` the live connection, refreshed by the gateway's heartbeat and expiring
@@ -523,17 +573,20 @@ class RedisMailbox(Mailbox):
         raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
     def _deliver_commands(self, bot_id: str, message: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """The commands that queue ``message`` for the bot: a turn is kept pending first (a
-        bot that reconnects is sent it again); the keys get their expiry when the bot's part
-        in a match starts and ends, not with every turn."""
-        data = json.dumps(message)
-        inbox, pending = self._k("inbox", bot_id), self._k("pending", bot_id)
-        commands: list[tuple[Any, ...]] = []
-        if message.get("kind") == "turn":
-            commands.append(("HSET", pending, _turn_key(message), data))
-        commands.append(("RPUSH", inbox, data))
-        if message.get("kind") in LIFETIME_KINDS:
-            commands += [("EXPIRE", inbox, KEY_TTL), ("EXPIRE", pending, KEY_TTL)]
+        """The commands that queue ``message`` for the bot. Nothing is kept per turn: a bot
+        that comes back on a new stream is sent its turns again by their runners, whose
+        desks are noted per bot when its part in a match starts (``desks:{bot}``) and
+        forgotten when it ends. The keys get their expiry then too, not with every turn."""
+        inbox = self._k("inbox", bot_id)
+        commands: list[tuple[Any, ...]] = [("RPUSH", inbox, json.dumps(message))]
+        kind = message.get("kind")
+        if kind in LIFETIME_KINDS:
+            desks = self._k("desks", bot_id)
+            commands.append(("EXPIRE", inbox, KEY_TTL))
+            if kind == "match_started":
+                commands += [("HSET", desks, message["match_id"], self._desk().key), ("EXPIRE", desks, KEY_TTL)]
+            else:
+                commands.append(("HDEL", desks, message["match_id"]))
         return commands
 
     async def _pop(self, key: str, timeout: float) -> Any:
@@ -546,9 +599,15 @@ class RedisMailbox(Mailbox):
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         # The answer comes to this loop's reply desk: expected before the turn goes out.
         desk = self._desk()
-        desk.expect(turn["match_id"], turn["turn_id"])
+        desk.expect(turn["match_id"], turn["turn_id"], bot_id)
         await self._send(*self._deliver_commands(bot_id, turn | {"reply_to": desk.key}))
         return await desk.wait(turn["match_id"], turn["turn_id"], timeout)
+
+    async def resend(self, bot_id: str, turn: dict[str, Any]) -> None:
+        desk = self._desk()
+        desk.expect(turn["match_id"], turn["turn_id"], bot_id)
+        message = turn | {"reply_to": desk.key, "resent": True}
+        await self._send(("RPUSH", self._k("inbox", bot_id), json.dumps(message)))
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]
@@ -565,34 +624,30 @@ class RedisMailbox(Mailbox):
         await self._send(("LPUSH", inbox, json.dumps(message)), ("EXPIRE", inbox, KEY_TTL))
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
-        raw = await self.redis.hvals(self._k("pending", bot_id))
-        return sorted((json.loads(r) for r in raw), key=lambda m: (m["match_id"], m["turn_id"]))
+        return []  # kept by their runners, which send them again when the bot is back (``claim``)
 
     async def settle(self, bot_id: str, match_id: str, turn_id: int,
                      result: dict[str, Any] | None = None) -> None:
         desk = self._desks.get(id(asyncio.get_running_loop()))
         if desk is not None:
             desk.forget(match_id, turn_id)
-        commands: list[tuple[Any, ...]] = [("HDEL", self._k("pending", bot_id), f"{match_id}:{turn_id}")]
         if result is not None:
-            commands.append(("RPUSH", self._k("inbox", bot_id), json.dumps(result)))
-        await self._send(*commands)
+            await self._send(("RPUSH", self._k("inbox", bot_id), json.dumps(result)))
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
                         settled_for: str = "") -> None:
-        # Settled for the bot: its pending turn goes in the same trip.
-        settling = [("HDEL", self._k("pending", settled_for), f"{match_id}:{turn_id}")] if settled_for else []
+        # ``settled_for`` needs nothing here: no turn is kept pending in Redis.
         reply = json.dumps({"match_id": match_id, "turn_id": turn_id, "move": move})
         if reply_to.startswith(self._k("desk", "")):
             # NOMKSTREAM: the desk of a runner that is gone is not made again by a late answer.
-            *_, appended = await self._send(*settling, ("XADD", reply_to, "NOMKSTREAM", "*", "reply", reply))
+            (appended,) = await self._send(("XADD", reply_to, "NOMKSTREAM", "*", "reply", reply))
             if appended is None:  # no desk yet (nothing answered there so far) or it expired
                 await self._send(("XADD", reply_to, "*", "reply", reply), ("EXPIRE", reply_to, DESK_TTL))
             return
         # Runners of an earlier release: an answer nobody waits for any more expires on its own.
         key, data = ((reply_to, reply) if reply_to.startswith(self._k("replies", ""))
                      else (self._k("move", match_id, turn_id), json.dumps(move)))
-        await self._send(*settling, ("RPUSH", key, data), ("EXPIRE", key, REPLY_TTL))
+        await self._send(("RPUSH", key, data), ("EXPIRE", key, REPLY_TTL))
 
     async def left(self, match_id: str, turn_id: int, reply_to: str = "") -> None:
         # Only to a reply desk: a runner of an earlier release would read the note as a move.
@@ -607,13 +662,21 @@ class RedisMailbox(Mailbox):
 
     async def claim(self, bot_id: str, connection: str) -> None:
         now = time.time()
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.set(self._k("holder", bot_id), connection, px=int(self.presence_ttl * 1000))
-        pipe.set(self._k("seen", bot_id), repr(now), ex=KEY_TTL)
         # The bots online, scored by when their presence lapses: a gateway that dies stops
         # renewing its bots, which then drop out of ``online`` as their holders expire.
-        pipe.zadd(self._k("online"), {bot_id: now + self.presence_ttl})
-        await pipe.execute()
+        *_, playing = await self._send(
+            ("SET", self._k("holder", bot_id), connection, "PX", int(self.presence_ttl * 1000)),
+            ("SET", self._k("seen", bot_id), repr(now), "EX", KEY_TTL),
+            ("ZADD", self._k("online"), repr(now + self.presence_ttl), bot_id),
+            ("HVALS", self._k("desks", bot_id)))
+        # The runners of the bot's matches are told it is back: each sends its undecided turn
+        # again, to this stream. A desk not made yet (no answer came to it so far) is made, as
+        # an answer would make it, with the expiry its listener renews.
+        back: list[tuple[Any, ...]] = []
+        for desk in sorted(set(playing or ())):
+            back += [("XADD", desk, "*", "back", bot_id), ("EXPIRE", desk, DESK_TTL)]
+        if back:
+            await self._send(*back)
 
     # The heartbeat in one trip: renew the holder and the board unless another connection
     # holds the bot; answer the holder found.

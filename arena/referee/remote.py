@@ -97,9 +97,14 @@ class RemotePlayer:
         sent = self._sent = time.monotonic()
         self._detail = "no answer in time"
         try:
-            move = await self.mailbox.ask(self.bot_id, message, self._first_wait(turn))
+            first_wait = self._first_wait(turn)
+            move = await self.mailbox.ask(self.bot_id, message, first_wait)
+            while move is not None and move.get("back"):  # on a new stream: the turn goes again
+                await self.mailbox.resend(self.bot_id, message)
+                move = await self.mailbox.await_move(turn.match_id, turn.turn_id,
+                                                     first_wait - (time.monotonic() - sent))
             if move is None or move.get("left"):
-                move = await self._await_move(turn)
+                move = await self._await_move(turn, message, left=move is not None)
             else:
                 self._away = False  # its gateway answered: it is there
             seconds = bot_time(move, time.monotonic() - sent)
@@ -176,18 +181,31 @@ class RemotePlayer:
             return POLL
         return max(POLL, min(turn.move_time + turn.time_bank + self.server_allowance, self.grace * FIRST_LOOK))
 
-    async def _await_move(self, turn: Turn) -> dict[str, Any]:
+    async def _await_move(self, turn: Turn, message: dict[str, Any], left: bool) -> dict[str, Any]:
         """The move, once the first wait (``Mailbox.ask``) has passed without it or the bot's
-        stream closed with the turn on it. While the bot has no stream, no gateway times its
-        turn: the runner's clock does, and the turn times out when the bot's time is up on it."""
+        stream closed with the turn on it (``left``). While the bot has no stream, no gateway
+        times its turn: the runner's clock does, and the turn times out when the bot's time is
+        up on it. The turn is sent again whenever the bot may be on a stream that does not
+        have it: it is back (a note, or seen again after being away), or present when its
+        stream left (a newer stream replaced it); a stream that has it does not write it twice."""
         allowed = turn.move_time + turn.time_bank
+        away = False
         while True:
             present = await self._check_presence()
-            self._away = not present
+            if present and (left or away):
+                await self.mailbox.resend(self.bot_id, message)
+            left, away = False, not present
+            self._away = away
             if not present and time.monotonic() - self._sent > allowed:
                 return {"timeout": True}
             move = await self.mailbox.await_move(turn.match_id, turn.turn_id, POLL)
-            if move is not None and not move.get("left"):
+            if move is None:
+                continue
+            if move.get("back"):
+                await self.mailbox.resend(self.bot_id, message)
+            elif move.get("left"):
+                left = True
+            else:
                 return move
 
     async def match_ended(self, result: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ match, as a worker on a third machine would."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -20,6 +21,7 @@ from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
 from tests.helpers import wait_until
 from tests.support.grpc import GAME, ServerThread, by_token, ended, finish, run_with, start_bot, wait_online
+from tests.support.services import free_port
 
 T = TypeVar("T")
 
@@ -201,7 +203,7 @@ def test_a_move_costs_redis_a_few_commands_and_leaves_nothing_without_an_expiry(
     asked = [d for d in decisions if d.code == "ok"]
     assert len(asked) >= 30 and {d.code for d in decisions} <= {"ok", "forced"}
     per_move = spent.total() / len(asked)
-    assert per_move <= 11.0, f"{per_move:.1f} Redis commands per move: {spent.most_common()} for {len(asked)} moves"
+    assert per_move <= 8.0, f"{per_move:.1f} Redis commands per move: {spent.most_common()} for {len(asked)} moves"
     client = redis.Redis.from_url(own_redis)
     lasting = [key for key in client.scan_iter(match=f"{prefix}*") if client.ttl(key) == -1]
     # The board of who is online is one key for every bot, kept while the mailbox is in use.
@@ -252,3 +254,67 @@ def test_a_runner_waits_for_a_thinking_bots_word_without_looking_at_its_presence
     # A look at a bot's presence asks whether its revoked mark and its holder key EXISTS: at
     # most once a seat, on its first turn, until the gateway answers; never after.
     assert spent["exists"] <= 2 * 2, f"the runner looked at presence: {spent.most_common()}"
+
+
+class _DiesSilently(RedisMailbox):
+    """A gateway's mailbox that says nothing when the gateway goes: neither that its streams
+    left nor that their bots are gone (as when its process is killed)."""
+
+    async def left(self, match_id: str, turn_id: int, reply_to: str = "") -> None:
+        pass
+
+    async def release(self, bot_id: str, connection: str) -> None:
+        pass
+
+
+def test_a_turn_lost_with_its_gateway_is_sent_again_when_the_bot_is_back(shared_redis: str) -> None:
+    """A gateway dies with a bot's turn on its stream, telling nobody. The bot comes back on a
+    new gateway at the same address; its runner is told it is back (its reply desk, from the
+    new stream's claim) and sends the turn again, which the bot answers in its time. Redis
+    keeps no copy of the turn for it: without the note the runner would wait out its turn."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    address = f"127.0.0.1:{free_port()}"
+
+    def serve(box: RedisMailbox) -> tuple[ServerThread, Gateway]:
+        servicer = Gateway(box, by_token, heartbeat=0.2)
+        return ServerThread(ServerSettings(address=address), [
+            (gateway_pb2_grpc.add_BotGatewayServicer_to_server, servicer, "arena.v1.BotGateway")]), servicer
+
+    first, first_gateway = serve(_DiesSilently(shared_redis, prefix=prefix, presence_ttl=30.0))
+    # Asked every decision, each answered after 1.5 s: the first gateway dies while one is out.
+    bot = start_bot("tests.referee.stalling_bot", address, "tok-alice", "--stall", "1.5", "--every-decision")
+    runner_box = mailbox(shared_redis, prefix)
+    second = None
+    try:
+        wait_online(runner_box, "1")
+
+        async def match() -> Any:
+            info = MatchInfo("lost", GAME, {}, 0, 2, ["alice", "house"], 10_000, 10_000)
+            # A long grace: the runner waits 15 s for a connected bot's word before it looks.
+            players = [RemotePlayer(runner_box, "1", info, grace=30.0), HousePlayer(GAME, "random", 1, 3)]
+            try:
+                return await run_match(GAME, players, 5, clock=Clock(move=10, bank=10), match_id="lost")
+            finally:
+                await runner_box.close()
+
+        def out_on_the_first() -> bool:
+            return any(stream.outstanding for stream in list(first_gateway.streams.values()))
+
+        holder: dict[str, Any] = {}
+        runner = threading.Thread(target=lambda: holder.setdefault("result", asyncio.run(match())))
+        runner.start()
+        wait_until(out_on_the_first, 30, 0.02, "a turn out on the first gateway's stream")
+        first.stop()
+        second, _ = serve(mailbox(shared_redis, prefix))
+        runner.join(120)
+    finally:
+        finish(bot)
+        if second is not None:
+            second.stop()
+    result = holder["result"]
+    asked = [d for d in result.decisions if d.seat == 0]
+    assert not result.forfeited[0]
+    assert {d.code for d in asked} == {"ok"}, [(d.turn, d.code) for d in asked]
+    # The lost turn went again as soon as the bot was back: no turn took near the 15 s the
+    # runner waits for a connected bot's word before it looks.
+    assert max(d.ms for d in asked) < 10_000, sorted(d.ms for d in asked)[-3:]

@@ -162,7 +162,7 @@ def test_another_bots_token_cannot_act_for_a_seat(gateway: tuple[ServerThread, M
     holder: dict[str, Any] = {}
     runner = threading.Thread(target=lambda: holder.setdefault("r", play(mailbox, match_id="target")))
     runner.start()
-    wait_until(lambda: run_with(mailbox, lambda box: box.pending_turns("1")), 20, 0.02, "alice's first turn of the match")
+    wait_until(lambda: live_matches(mailbox, "1") == 1, 20, 0.02, "alice's match to start")
     bob = rogue(server, mailbox, "hijack:target", token="tok-bob", bot_id="2")
     runner.join(60)
     events = finish(bob, move_results, "a result of bob's moves")
