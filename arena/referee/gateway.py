@@ -126,6 +126,15 @@ class _Stream:
         self.limits: dict[tuple[str, int], tuple[float, float | None]] = {}
         self.clocks: dict[tuple[str, int], TurnClock] = {}  # ... then running, until answered
         self.posting: set[asyncio.Task[None]] = set()  # time-outs on their way to the mailbox
+        # Whether this stream holds its bot, as this gateway last learnt: a newer stream of the
+        # bot here takes it away at once, one on another gateway at the next heartbeat
+        # (``_keep_alive``). Nothing is asked of the mailbox per message.
+        self.held = True
+        self.claimed = False  # until the mailbox has this stream as its bot's (``Connect``)
+        # The messages other than turns written since the last heartbeat found this stream
+        # holding the bot: should it find a newer stream instead, they may have come after
+        # that one took over, and are handed back for it. (A turn's runner sends it again.)
+        self.unconfirmed: list[dict[str, Any]] = []
 
     def remember(self, book: OrderedDict[tuple[str, int], None], key: tuple[str, int]) -> None:
         book[key] = None
@@ -146,6 +155,23 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.limiter = limiter  # failed authentications per peer (``ARENA_AUTH_FAILURES_PER_MINUTE``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
         self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
+        # Per bot, the streams opening here, claimed one after the other (and how many wait):
+        # the last to claim it in the mailbox is the one the others here give way to.
+        self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def _claiming(self, bot_id: str) -> Any:
+        lock, users = self._claims.get(bot_id, (asyncio.Lock(), 0))
+        self._claims[bot_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._claims[bot_id]
+            if users == 1:
+                del self._claims[bot_id]
+            else:
+                self._claims[bot_id] = (lock, users - 1)
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         token = bearer_token(context.invocation_metadata())
@@ -186,7 +212,12 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                                                        "every_decision": first.hello.every_decision,
                                                        "max_matches": stream.max_matches,
                                                        **plays, "challenges": challenges})
-        await self.mailbox.claim(identity.bot_id, stream.connection)
+        async with self._claiming(identity.bot_id):
+            await self.mailbox.claim(identity.bot_id, stream.connection)
+            for older in list(self.streams.values()):  # this bot's streams claimed before: replaced now
+                if older.identity.bot_id == identity.bot_id and older.claimed and older.held:
+                    await self._replaced(older)
+            stream.claimed = True
         metrics.CONNECTED.inc()
         log.info("bot %s connected", identity.name)
         yield gateway_pb2.RefereeMessage(welcome=gateway_pb2.Welcome(
@@ -330,12 +361,14 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         """Mailbox -> stream, while this connection holds the bot."""
         bot_id = stream.identity.bot_id
         while not stream.closing.is_set():
-            message, held = await self.mailbox.collect_held(bot_id, stream.connection, COLLECT_WAIT)
+            message = await self.mailbox.collect(bot_id, COLLECT_WAIT)
             if message is None:
                 continue
-            if stream.closing.is_set() or not held:
+            if stream.closing.is_set() or not stream.held:
                 await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
+            if message["kind"] != "turn":
+                stream.unconfirmed.append(message)
             # A turn its runner sent again (the bot came back) keeps its first deadline.
             for out in self._outgoing(stream, message, resent=bool(message.get("resent"))):
                 stream.out.put_nowait(out)
@@ -403,15 +436,28 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         nonce = 0
         while True:
             await asyncio.sleep(self.heartbeat)
-            if await self.mailbox.renew(bot_id, stream.connection) not in (stream.connection, None):
-                await self._close(stream, "replaced", "a newer connection with this token took over",
-                                  grpc.StatusCode.ABORTED)
+            written = len(stream.unconfirmed)
+            if not stream.held:
                 return
+            if await self.mailbox.renew(bot_id, stream.connection) not in (stream.connection, None):
+                await self._replaced(stream)
+                return
+            del stream.unconfirmed[:written]  # the stream held the bot after these were written
             since_ping += self.heartbeat
             if since_ping >= self.ping_every:
                 since_ping = 0.0
                 nonce += 1
                 await stream.out.put(gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce)))
+
+    async def _replaced(self, stream: _Stream) -> None:
+        """A newer stream holds the stream's bot: hand back what may have been meant for it,
+        and close this one. Its turns out and unanswered go to their runners as ``left`` notes
+        when it ends; finding the bot connected, they send them again."""
+        stream.held = False
+        handed_back, stream.unconfirmed = stream.unconfirmed, []
+        for message in reversed(handed_back):  # back at the front, in their order
+            await self.mailbox.requeue(stream.identity.bot_id, message)
+        await self._close(stream, "replaced", "a newer connection with this token took over", grpc.StatusCode.ABORTED)
 
     async def _close(self, stream: _Stream, code: str, reason: str, status: grpc.StatusCode) -> None:
         """Tell the bot why with a final ``GatewayError``, then end the stream with ``status``."""

@@ -66,14 +66,6 @@ class Mailbox:
         """The bot's next message, waiting up to ``timeout`` seconds."""
         raise NotImplementedError
 
-    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
-        """``collect``, and whether ``connection`` still held the bot when the message was
-        taken (one trip: the gateway checks both before it sends anything). A presence that
-        lapsed with nobody claiming the bot since (a heartbeat come late) is still held: only
-        a newer connection takes a bot away."""
-        message = await self.collect(bot_id, timeout)
-        return message, message is not None and await self.holder(bot_id) in (connection, None)
-
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         """Put a collected message back at the front (its stream closed before sending it)."""
         raise NotImplementedError
@@ -192,6 +184,16 @@ def _is_note(word: dict[str, Any]) -> bool:
     return bool(word.get("left") or word.get("back"))
 
 
+def _loop_gone() -> bool:
+    """Whether the running coroutine is being closed with no event loop to run it (a loop
+    closed while a reply desk still listened): nothing may be awaited any more."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
+
+
 def _rank(word: dict[str, Any]) -> int:
     """What a runner must see first of two words about one turn: an answer, then that the
     bot is back, then that its stream left."""
@@ -260,13 +262,6 @@ class LocalMailbox(Mailbox):
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         return await self._wait(f"inbox:{bot_id}", lambda: self._inbox.get(bot_id),
                                 lambda: self._inbox[bot_id].popleft(), timeout)
-
-    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
-        def take() -> tuple[dict[str, Any], bool]:
-            return self._inbox[bot_id].popleft(), self._holders.get(bot_id) == connection
-
-        got = await self._wait(f"inbox:{bot_id}", lambda: self._inbox.get(bot_id), take, timeout)
-        return got if got is not None else (None, False)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         with self._lock:
@@ -426,6 +421,8 @@ class _ReplyDesk:
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis out of reach: the runners notice on their own calls
+                if _loop_gone():
+                    return
                 attempt += 1
                 await asyncio.sleep(min(1.0, 0.05 * attempt))
                 continue
@@ -559,12 +556,10 @@ class RedisMailbox(Mailbox):
             except (OSError, RedisConnectionError, RedisTimeoutError) as error:
                 failure = error
                 await connection.disconnect()
-            except GeneratorExit:
-                # Closed with an event loop that will not run again (a server stopped with
-                # its desk listening): nothing may be awaited any more.
-                closing = True
-                raise
-            except BaseException:
+            except BaseException as error:
+                if isinstance(error, GeneratorExit) or _loop_gone():
+                    closing = True  # its loop is gone (redis-py may have turned the exit into another error)
+                    raise
                 await connection.disconnect()
                 raise
             finally:
@@ -611,13 +606,6 @@ class RedisMailbox(Mailbox):
 
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
         return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]
-
-    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
-        # Pipelined on one connection: Redis answers the GET once the BLPOP has popped (or
-        # timed out), so the holder is read right after the pop, in the same round trip.
-        got, holder = await self._send(("BLPOP", self._k("inbox", bot_id), max(timeout, 0.01)),
-                                       ("GET", self._k("holder", bot_id)), waits=True)
-        return (json.loads(got[1]), holder in (connection, None)) if got else (None, False)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         inbox = self._k("inbox", bot_id)

@@ -60,8 +60,8 @@ class StalledMailbox(LocalMailbox):
         self.stalls += 1
         await asyncio.sleep(STALL)
 
-    async def collect_held(self, bot_id: str, connection: str, timeout: float) -> tuple[dict[str, Any] | None, bool]:
-        message, held = await super().collect_held(bot_id, connection, timeout)
+    async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
+        message = await super().collect(bot_id, timeout)
         if message is not None and message["kind"] == "turn":
             self.collected += 1
             if self.collected - 1 in self.held:  # the gateway has it, and has not written it yet
@@ -69,7 +69,7 @@ class StalledMailbox(LocalMailbox):
             if self.collected - 1 in self.blocked:  # the whole gateway stops while the turn is out
                 self.stalls += 1
                 asyncio.get_running_loop().call_later(BLOCK_AFTER, time.sleep, STALL)
-        return message, held
+        return message
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
                         settled_for: str = "") -> None:
