@@ -105,11 +105,12 @@ class _Stream:
     """The gateway's view of one connected stream."""
 
     def __init__(self, identity: BotIdentity, hello: gateway_pb2.Hello, max_matches: int,
-                 token_hash: str = "") -> None:
+                 token_hash: str = "", gateway: str = "") -> None:
         self.identity = identity
         self.token_hash = token_hash  # which token opened it, to close it if that token is revoked
         self.final: tuple[grpc.StatusCode, str] | None = None  # the status ending a closed stream
-        self.connection = uuid.uuid4().hex
+        # Named after its gateway: the mailbox keeps it present while that gateway's heartbeat lives.
+        self.connection = f"{gateway}.{uuid.uuid4().hex}" if gateway else uuid.uuid4().hex
         self.want_sample_state = hello.want_sample_state
         self.max_matches = max(1, min(hello.max_matches or 1, max_matches))
         self.outstanding: dict[tuple[str, int], str] = {}  # (match, turn) -> game
@@ -128,7 +129,7 @@ class _Stream:
         self.posting: set[asyncio.Task[None]] = set()  # time-outs on their way to the mailbox
         # Whether this stream holds its bot, as this gateway last learnt: a newer stream of the
         # bot here takes it away at once, one on another gateway at the next heartbeat
-        # (``_keep_alive``). Nothing is asked of the mailbox per message.
+        # (``_beat``). Nothing is asked of the mailbox per message.
         self.held = True
         self.claimed = False  # until the mailbox has this stream as its bot's (``Connect``)
         # The messages other than turns written since the last heartbeat found this stream
@@ -155,6 +156,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.limiter = limiter  # failed authentications per peer (``ARENA_AUTH_FAILURES_PER_MINUTE``)
         self.streams: dict[str, _Stream] = {}  # connection -> stream, on this gateway
         self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
+        self.id = uuid.uuid4().hex[:16]  # this gateway's name in the mailbox, for its heartbeat
+        self._beating: asyncio.Task[None] | None = None  # the heartbeat, while any stream is open
         # Per bot, the streams opening here, claimed one after the other (and how many wait):
         # the last to claim it in the mailbox is the one the others here give way to.
         self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
@@ -205,8 +208,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
 
         self.stalls.start()
         stream = _Stream(identity, first.hello, self.max_matches_per_bot,
-                         hashlib.sha256((token or "").encode()).hexdigest())
+                         hashlib.sha256((token or "").encode()).hexdigest(), self.id)
         self.streams[stream.connection] = stream
+        if self._beating is None:
+            self._beating = asyncio.create_task(self._beat())
         await self.mailbox.set_revoked(identity.bot_id, False)  # a live token: it may play again
         await self.mailbox.set_prefs(identity.bot_id, {"want_sample_state": stream.want_sample_state,
                                                        "every_decision": first.hello.every_decision,
@@ -228,8 +233,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                 yield out
 
         forward = asyncio.create_task(self._forward(stream))
-        others = [asyncio.create_task(self._read(stream, incoming)),
-                  asyncio.create_task(self._keep_alive(stream))]
+        others = [asyncio.create_task(self._read(stream, incoming))]
         try:
             while (message := await stream.out.get()) is not None:
                 self._start_clock(stream, message)
@@ -252,6 +256,9 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             self.streams.pop(stream.connection, None)
             if not self.streams:
                 self.stalls.stop()
+                if self._beating is not None:
+                    self._beating.cancel()
+                    self._beating = None
             await self.mailbox.release(identity.bot_id, stream.connection)
             await self._tell_runners_it_left(stream)
             metrics.CONNECTED.dec()
@@ -429,25 +436,33 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         await stream.out.put(gateway_pb2.RefereeMessage(
             move_result=wire.move_result(match_id, turn_id, code, message_detail)))
 
-    async def _keep_alive(self, stream: _Stream) -> None:
-        """Refresh presence; notice being replaced by a newer stream; ping now and then."""
-        bot_id = stream.identity.bot_id
+    async def _beat(self) -> None:
+        """The gateway's heartbeat, in one trip for all its streams: refresh the presence of
+        every bot held here, find the streams a newer one on another gateway replaced, and
+        ping every stream now and then."""
         since_ping = 0.0
         nonce = 0
         while True:
             await asyncio.sleep(self.heartbeat)
-            written = len(stream.unconfirmed)
-            if not stream.held:
-                return
-            if await self.mailbox.renew(bot_id, stream.connection) not in (stream.connection, None):
-                await self._replaced(stream)
-                return
-            del stream.unconfirmed[:written]  # the stream held the bot after these were written
+            streams = [stream for stream in self.streams.values() if stream.held and stream.claimed]
+            written = [len(stream.unconfirmed) for stream in streams]
+            try:
+                found = await self.mailbox.renew_all(
+                    self.id, {stream.identity.bot_id: stream.connection for stream in streams})
+            except Exception as error:  # the mailbox out of reach: presence lapses, streams stay
+                log.warning("heartbeat failed: %s", error)
+                continue
+            for stream, count in zip(streams, written, strict=True):
+                if found.get(stream.identity.bot_id) not in (stream.connection, None):
+                    await self._replaced(stream)
+                else:
+                    del stream.unconfirmed[:count]  # the stream held the bot after these were written
             since_ping += self.heartbeat
             if since_ping >= self.ping_every:
                 since_ping = 0.0
                 nonce += 1
-                await stream.out.put(gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce)))
+                for stream in list(self.streams.values()):
+                    await stream.out.put(gateway_pb2.RefereeMessage(ping=gateway_pb2.Ping(nonce=nonce)))
 
     async def _replaced(self, stream: _Stream) -> None:
         """A newer stream holds the stream's bot: hand back what may have been meant for it,

@@ -119,13 +119,16 @@ class Mailbox:
         The gateway calls it again as a heartbeat while the stream lives."""
         raise NotImplementedError
 
-    async def renew(self, bot_id: str, connection: str) -> str | None:
-        """The heartbeat of ``connection``'s stream: its presence is refreshed unless a newer
-        connection holds the bot. Returns the holder found (None when nobody held it)."""
-        holder = await self.holder(bot_id)
-        if holder in (connection, None):
-            await self.claim(bot_id, connection)
-        return holder
+    async def renew_all(self, gateway: str, held: dict[str, str]) -> dict[str, str | None]:
+        """The heartbeat of ``gateway``, for every bot it holds (bot -> its connection): each
+        presence is refreshed unless a newer connection holds the bot. Returns the holder
+        found for each bot (None when nobody held it)."""
+        found: dict[str, str | None] = {}
+        for bot_id, connection in held.items():
+            holder = found[bot_id] = await self.holder(bot_id)
+            if holder in (connection, None):
+                await self.claim(bot_id, connection)
+        return found
 
     async def release(self, bot_id: str, connection: str) -> None:
         """``connection`` ended; the bot is gone unless a newer connection holds it."""
@@ -182,6 +185,13 @@ def _resolve(future: asyncio.Future[None]) -> None:
 def _is_note(word: dict[str, Any]) -> bool:
     """A note about a turn's bot (its stream closed, or it is back), not an answer."""
     return bool(word.get("left") or word.get("back"))
+
+
+def _gateway_of(connection: str) -> str | None:
+    """The gateway of a connection named ``{gateway}.{stream}`` (``Gateway`` names its
+    streams so), or None for a connection named otherwise."""
+    gateway, dot, _ = connection.partition(".")
+    return gateway if dot and gateway else None
 
 
 def _loop_gone() -> bool:
@@ -472,8 +482,10 @@ class RedisMailbox(Mailbox):
     loop's turns, and ``claim`` its notes that a bot is back (``_ReplyDesk``; a turn with no ``reply_to``,
     from an older runner, is answered on ``move:{match}:{turn}``, a one-element list the
     runner pops with a timeout, and one naming a ``replies:{id}`` list there);
-    ``holder:{bot}`` the live connection, refreshed by the gateway's heartbeat and expiring
-    ``presence_ttl`` seconds after the gateway dies; ``online`` the bots by when their
+    ``holder:{bot}`` the connection that last claimed the bot, live while ``alive:{gateway}``
+    lives (a gateway's connections are named ``{gateway}.{stream}``; its heartbeat renews that
+    one key for all its bots, which lapses ``presence_ttl`` seconds after the gateway dies;
+    a connection named otherwise lives ``presence_ttl`` from its claim); ``online`` the bots by when their
     presence lapses (or lapsed: kept ``KEY_TTL``, so a bot whose gateway died is known to be
     gone since its last heartbeat); ``seen:{bot}`` when the bot connected or left."""
 
@@ -488,6 +500,7 @@ class RedisMailbox(Mailbox):
         self.presence_ttl = presence_ttl
         self.brief_connections = brief_connections
         self._names = {"client_name": client_name} if client_name else {}
+        self._claimed: dict[str, float] = {}  # bot -> when its holder was last set (monotonic)
 
     @property
     def redis(self) -> Any:
@@ -650,13 +663,21 @@ class RedisMailbox(Mailbox):
 
     async def claim(self, bot_id: str, connection: str) -> None:
         now = time.time()
+        presence = int(self.presence_ttl * 1000)
+        gateway = _gateway_of(connection)
+        holder: tuple[Any, ...] = ("SET", self._k("holder", bot_id), connection)
+        # A gateway's stream lives while its gateway's heartbeat does (``renew_all``); any
+        # other claim lasts its presence time unless claimed again.
+        commands = ([holder + ("EX", KEY_TTL), ("SET", self._k("alive", gateway), "1", "PX", presence)] if gateway
+                    else [holder + ("PX", presence)])
         # The bots online, scored by when their presence lapses: a gateway that dies stops
-        # renewing its bots, which then drop out of ``online`` as their holders expire.
+        # renewing its bots, which then drop out of ``online`` as their presence lapses.
         *_, playing = await self._send(
-            ("SET", self._k("holder", bot_id), connection, "PX", int(self.presence_ttl * 1000)),
+            *commands,
             ("SET", self._k("seen", bot_id), repr(now), "EX", KEY_TTL),
             ("ZADD", self._k("online"), repr(now + self.presence_ttl), bot_id),
             ("HVALS", self._k("desks", bot_id)))
+        self._claimed[bot_id] = time.monotonic()
         # The runners of the bot's matches are told it is back: each sends its undecided turn
         # again, to this stream. A desk not made yet (no answer came to it so far) is made, as
         # an answer would make it, with the expiry its listener renews.
@@ -666,23 +687,25 @@ class RedisMailbox(Mailbox):
         if back:
             await self._send(*back)
 
-    # The heartbeat in one trip: renew the holder and the board unless another connection
-    # holds the bot; answer the holder found.
-    _RENEW = (
-        "local holder = redis.call('get', KEYS[1]) "
-        "if holder and holder ~= ARGV[1] then return holder end "
-        "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) "
-        "redis.call('zadd', KEYS[2], ARGV[3], ARGV[4]) return holder"
-    )
-
-    async def renew(self, bot_id: str, connection: str) -> str | None:
-        renew = self._scripts.get("renew")
-        if renew is None:
-            renew = self._scripts["renew"] = self.redis.register_script(self._RENEW)
-        holder = await renew(keys=[self._k("holder", bot_id), self._k("online")],
-                             args=[connection, int(self.presence_ttl * 1000), repr(time.time() + self.presence_ttl),
-                                   bot_id], client=self.redis)  # this loop's client
-        return str(holder) if holder else None
+    async def renew_all(self, gateway: str, held: dict[str, str]) -> dict[str, str | None]:
+        # One trip for every bot the gateway holds: its own heartbeat, who holds each bot, and
+        # the board of bots online. A holder is set once a claim and kept ``KEY_TTL``: set
+        # again when half of that has passed.
+        presence = int(self.presence_ttl * 1000)
+        bots = sorted(held)
+        lapses = repr(time.time() + self.presence_ttl)
+        commands: list[tuple[Any, ...]] = [("SET", self._k("alive", gateway), "1", "PX", presence)]
+        if bots:
+            commands += [("MGET", *(self._k("holder", bot_id) for bot_id in bots)),
+                         ("ZADD", self._k("online"), *(part for bot_id in bots for part in (lapses, bot_id)))]
+        replies = await self._send(*commands)
+        found = dict(zip(bots, replies[1] if bots else (), strict=True))
+        old = time.monotonic() - KEY_TTL / 2
+        again = [bot_id for bot_id in bots if found[bot_id] in (held[bot_id], None) and self._claimed.get(bot_id, 0) < old]
+        if again:
+            await self._send(*(("SET", self._k("holder", bot_id), held[bot_id], "EX", KEY_TTL) for bot_id in again))
+            self._claimed.update(dict.fromkeys(again, time.monotonic()))
+        return found
 
     async def release(self, bot_id: str, connection: str) -> None:
         # Only the holder may let go: a replaced connection must not log out its successor.
@@ -701,12 +724,25 @@ class RedisMailbox(Mailbox):
         pipe.zrangebyscore(self._k("online"), now, "+inf")
         return sorted((await pipe.execute())[1])
 
+    # The holder, while it lives: a gateway's stream while its gateway's heartbeat does.
+    _HOLDER = (
+        "local holder = redis.call('get', KEYS[1]) "
+        "if not holder then return false end "
+        "local gateway = string.match(holder, '^([^.]+)%.') "
+        "if gateway and redis.call('exists', ARGV[1] .. gateway) == 0 then return false end "
+        "return holder"
+    )
+
     async def holder(self, bot_id: str) -> str | None:
-        value = await self.redis.get(self._k("holder", bot_id))
+        script = self._scripts.get("holder")
+        if script is None:
+            script = self._scripts["holder"] = self.redis.register_script(self._HOLDER)
+        value = await script(keys=[self._k("holder", bot_id)], args=[self._k("alive", "")],
+                             client=self.redis)  # this loop's client
         return str(value) if value is not None else None
 
     async def offline_since(self, bot_id: str) -> float | None:
-        if await self.redis.exists(self._k("holder", bot_id)):
+        if await self.holder(bot_id) is not None:
             return None
         pipe = self.redis.pipeline(transaction=False)
         pipe.get(self._k("seen", bot_id))

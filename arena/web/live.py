@@ -4,17 +4,18 @@ timeouts: a status page must show even when Redis is away."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from arena.settings import load
 
-HOLDER = "holder:"
+ONLINE = "online"  # the mailbox's board of bots online, scored by when their presence lapses
 
 
 def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:
     """``{"configured": False}`` when embedded; else the queue depth and the ids of the
-    connected bots (gateways refresh their ``holder`` keys while a bot's stream is open),
-    or the error that kept them from being read."""
+    connected bots (those whose presence on the mailbox's board has not lapsed: gateways
+    renew it while a bot's stream is open), or the error that kept them from being read."""
     config = load()
     if not config.redis_url:
         return {"configured": False}
@@ -25,11 +26,7 @@ def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:
         client = redis.Redis.from_url(config.redis_url, socket_timeout=1, socket_connect_timeout=1,
                                       decode_responses=True)
         depth = client.llen(config.queue)
-        bots = []
-        for key in client.scan_iter(match=f"{prefix}{HOLDER}*", count=500):
-            bots.append(key[len(prefix) + len(HOLDER):])
-            if len(bots) >= scan_limit:
-                break
+        bots = client.zrangebyscore(f"{prefix}{ONLINE}", time.time(), "+inf", start=0, num=scan_limit)
         client.close()
     except Exception as error:  # the page reports it instead of failing
         return {"configured": True, "error": f"{type(error).__name__}: {error}"}

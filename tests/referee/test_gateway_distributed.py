@@ -15,7 +15,7 @@ import pytest
 from arena_bot.v1 import gateway_pb2_grpc
 
 from arena.referee import Clock, HousePlayer, run_match
-from arena.referee.gateway import Gateway
+from arena.referee.gateway import BotIdentity, Gateway
 from arena.referee.mailbox import RedisMailbox
 from arena.referee.remote import MatchInfo, RemotePlayer
 from arena.server.settings import ServerSettings
@@ -388,3 +388,41 @@ def test_a_reply_desk_left_listening_on_a_closed_loop_goes_quietly(shared_redis:
     finally:
         sys.unraisablehook = before
     assert not ignored, [repr(entry.exc_value) for entry in ignored]
+
+
+def test_a_gateways_heartbeat_costs_redis_the_same_for_one_bot_or_many(own_redis: str) -> None:
+    """Eight bots held on one gateway: its heartbeat refreshes all their presences in one trip
+    of three commands (its own key, who holds each bot, the board of bots online), not three
+    commands a bot; and each bot stays present, with its presence lapsing ten heartbeats after
+    its last."""
+    import time
+
+    bots = {f"tok-{n}": BotIdentity(str(n), f"bot-{n}") for n in range(8)}
+
+    async def authenticate(token: str) -> BotIdentity | None:
+        return bots.get(token)
+
+    prefix = f"test:{uuid.uuid4().hex}:"
+    beat = 0.1
+    server = ServerThread(ServerSettings(address="127.0.0.1:0"), [
+        (gateway_pb2_grpc.add_BotGatewayServicer_to_server,
+         Gateway(RedisMailbox(own_redis, prefix=prefix, presence_ttl=10 * beat), authenticate, heartbeat=beat),
+         "arena.v1.BotGateway")])
+    box = RedisMailbox(own_redis, prefix=prefix, presence_ttl=10 * beat)
+    processes = [start_bot("arena_bot.examples.random_bot", server.address, token) for token in bots]
+    try:
+        for identity in bots.values():
+            wait_online(box, identity.bot_id)
+        before = commands_served(own_redis)
+        time.sleep(3.0)  # well past the presence time: only heartbeats keep them present
+        spent = commands_served(own_redis) - before
+        assert sorted(run_with(box, lambda b: b.online())) == sorted(identity.bot_id for identity in bots.values())
+        for identity in bots.values():
+            assert run_with(box, lambda b, bot_id=identity.bot_id: b.holder(bot_id)) is not None
+    finally:
+        for process in processes:
+            finish(process)
+        server.stop()
+    beats = 3.0 / beat
+    heartbeat = sum(spent[name] for name in ("set", "mget", "zadd", "get", "evalsha", "eval"))
+    assert heartbeat <= 3.5 * beats, f"{heartbeat / beats:.1f} commands a heartbeat for 8 bots: {spent.most_common()}"
