@@ -51,9 +51,10 @@ class Ladder:
     leads; ``pass_once()`` is one pass (tests call it)."""
 
     def __init__(self, mailbox: Mailbox, send: Send, leader: Leader, interval: float,
-                 search_matches: int, clock: Clock | None = None) -> None:
+                 search_matches: int, clock: Clock | None = None, sent_by: str | None = None) -> None:
         self.mailbox = mailbox
         self.send = send
+        self.sent_by = sent_by  # embedded: this process, which plays what it sends
         self.leader = leader
         self.interval = interval
         self.search_matches = search_matches
@@ -144,7 +145,7 @@ class Ladder:
                                  key=lambda e: (e.half <= ratings.PROVISIONAL_HALF_WIDTH, in_play[e.bot_id], e.bot_id))
                 groups = ladder.pair(board.players, seekers, [entrants[h] for h in fixed.values()],
                                      self._meetings(board).update(connection))
-                scheduled += ladder.schedule(connection, board, groups, self.clock, nonce)
+                scheduled += ladder.schedule(connection, board, groups, self.clock, nonce, self.sent_by)
                 for group in groups:
                     used.update(group)
                     for bot in group:
@@ -196,9 +197,11 @@ def from_settings(mailbox: Mailbox) -> Ladder:
     config = load()
     if config.embedded:
         from arena.store.leader import StoreLeader
+        from arena.tournaments.play import worker_name
 
         leader: Leader = StoreLeader(config.database_url, role="ladder")
         send: Send = embedded_send
+        sent_by: str | None = worker_name()
     else:
         import redis
 
@@ -210,4 +213,5 @@ def from_settings(mailbox: Mailbox) -> Ladder:
         name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         leader = RedisLeader(client, f"arena:ladder:{config.queues[0]}", name, config.ladder_seconds)
         send = Sender(make_app())
-    return Ladder(mailbox, send, leader, config.ladder_seconds, config.ladder_search_matches)
+        sent_by = None
+    return Ladder(mailbox, send, leader, config.ladder_seconds, config.ladder_search_matches, sent_by=sent_by)

@@ -144,10 +144,15 @@ def board_tournament(connection: Connection, board: Board, clock: Clock) -> tupl
 
 
 def schedule(connection: Connection, board: Board, groups: Sequence[tuple[int, ...]], clock: Clock,
-             nonce: str) -> list[int]:
+             nonce: str, sent_by: str | None = None) -> list[int]:
     """Write ``groups`` into the board's tournament, each as one fresh deal in every rotation
     of its seats (rated), in this transaction; returns the new match ids. ``nonce`` (fresh per
-    pass) keeps every deal of the board's key new."""
+    pass) keeps every deal of the board's key new.
+
+    The rows are written as sent (the ladder sends them right after): a ladder killed before
+    it sends them leaves them to the supervisor, which sends again what has no task a lease
+    later, or (embedded, ``sent_by`` the sending process's name) plays what a process that
+    exists no more sent itself. Written unsent, they would wait for an operator for ever."""
     if not groups:
         return []
     tournament_id, key = board_tournament(connection, board, clock)
@@ -158,7 +163,7 @@ def schedule(connection: Connection, board: Board, groups: Sequence[tuple[int, .
         seed = derive_seed(key, board.key, nonce, number)
         rows += [{"tournament_id": tournament_id, "game": board.game, "options": options, "seed": seed,
                   "seating": list(seating), "rated": True, "status": MatchStatus.SCHEDULED, "attempts": 0,
-                  "created_at": now} for seating in rotations(group)]
+                  "created_at": now, "sent_at": now, "claimed_by": sent_by} for seating in rotations(group)]
     return list(connection.execute(match_t.insert().returning(match_t.c.id), rows).scalars())
 
 

@@ -120,3 +120,29 @@ def test_the_search_bot_plays_only_up_to_its_bound(embedded: str) -> None:
     met = Counter(b for seatings in groups(url).values() for b in set(seatings[0]) if b != lonely)
     assert met[house["search"]] == 1, met
     assert met[house["random"]] + met[house["heuristic"]] == 8 and abs(met[house["random"]] - met[house["heuristic"]]) <= 1
+
+
+def test_a_ladder_killed_before_it_sends_leaves_its_matches_to_the_supervisor(embedded: str) -> None:
+    """The groups are written as sent, by this process when it plays them itself: a ladder
+    killed between writing its groups and sending them (here: a send that never happens)
+    leaves matches the supervisor sends or plays again, not ones that wait for an operator."""
+    url = embedded
+    ada, bram = register(url, "ada", "bram")
+
+    def killed(match_ids: list[int]) -> None:
+        raise SystemExit("killed before the send")
+
+    for sent_by in ("here:1", None):
+        pairing = Ladder(LocalMailbox(), killed, Always(), 1.0, 0, sent_by=sent_by)
+        for bot in (ada, bram):
+            connect(pairing, bot)
+        try:
+            asyncio.run(pairing.pass_once())
+        except SystemExit:
+            pass
+        match_t = Match.__table__
+        with db.transaction(url) as connection:
+            rows = connection.execute(sa.select(match_t.c.sent_at, match_t.c.claimed_by)).all()
+            connection.execute(match_t.delete())  # the next pass pairs them again
+        assert len(rows) == 2 and all(row.sent_at is not None for row in rows), rows
+        assert {row.claimed_by for row in rows} == {sent_by}
