@@ -61,6 +61,9 @@ log = logging.getLogger("arena.gateway")
 HELLO_TIMEOUT = 10.0  # seconds a new stream has to say Hello
 COLLECT_WAIT = 1.0  # seconds one wait on the mailbox lasts before looking around
 DECIDED_MEMORY = 4096  # turns remembered per stream to tell a late answer from a wrong one
+# What a replaced stream hands back of what it wrote since its last heartbeat (``_replaced``):
+# a turn is sent again by its runner, with its match's start before it.
+HANDED_BACK = frozenset({"move_result", "match_ended"})
 
 
 @dataclass
@@ -132,9 +135,10 @@ class _Stream:
         # (``_beat``). Nothing is asked of the mailbox per message.
         self.held = True
         self.claimed = False  # until the mailbox has this stream as its bot's (``Connect``)
-        # The messages other than turns written since the last heartbeat found this stream
+        # The results and match ends written since the last heartbeat found this stream
         # holding the bot: should it find a newer stream instead, they may have come after
-        # that one took over, and are handed back for it. (A turn's runner sends it again.)
+        # that one took over, and are handed back for it. (A turn's runner sends it again,
+        # after its match's start.)
         self.unconfirmed: list[dict[str, Any]] = []
 
     def remember(self, book: OrderedDict[tuple[str, int], None], key: tuple[str, int]) -> None:
@@ -374,7 +378,7 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             if stream.closing.is_set() or not stream.held:
                 await self.mailbox.requeue(bot_id, message)  # not ours any more: hand it back
                 return
-            if message["kind"] != "turn":
+            if message["kind"] in HANDED_BACK:
                 stream.unconfirmed.append(message)
             # A turn its runner sent again (the bot came back) keeps its first deadline.
             for out in self._outgoing(stream, message, resent=bool(message.get("resent"))):

@@ -175,9 +175,15 @@ interface MatchState {
   deciding: Set<string>;
 }
 
+/** Matches whose end the bot was told, remembered to tell it once each. */
+const ENDED_MEMORY = 4096;
+
 /** The bot's side of the protocol, across reconnects. */
 class Player {
   private readonly matches = new Map<string, MatchState>();
+  /** The matches whose end the bot was told, oldest first: a MatchEnded a replaced stream
+   * handed back to the newer one may have reached the bot already (onMatchEnd runs once). */
+  private readonly endedIds = new Set<string>();
   private call: grpc.ClientDuplexStream<BotMessage, RefereeMessage> | undefined;
 
   constructor(private readonly bot: Bot, private readonly log: Logger) {}
@@ -330,6 +336,12 @@ class Player {
   private ended(ended: WireMatchEnded): void {
     const state = this.matches.get(ended.match_id);
     this.matches.delete(ended.match_id);
+    if (this.endedIds.has(ended.match_id)) return;  // told again on a newer stream
+    this.endedIds.add(ended.match_id);
+    if (this.endedIds.size > ENDED_MEMORY) {
+      const oldest = this.endedIds.values().next();
+      if (!oldest.done) this.endedIds.delete(oldest.value);
+    }
     // A newer server makes MatchEnded self-contained (game, seat, players, tournament);
     // prefer its fields, and fall back on the MatchStarted this process saw.
     const known = state?.match;

@@ -48,6 +48,7 @@ from .sdk import (
     SDK_VERSION,
     Challenges,
     Connection,
+    Ended,
     FinalError,
     Match,
     MatchResult,
@@ -116,8 +117,8 @@ class AsyncSession(Session):
 
     client = AIO_SDK_VERSION
 
-    def __init__(self, bot: AsyncBot, name: str = "") -> None:
-        super().__init__(bot)  # type: ignore[arg-type]
+    def __init__(self, bot: AsyncBot, name: str = "", ended: Ended | None = None) -> None:
+        super().__init__(bot, ended)  # type: ignore[arg-type]
         if name:
             self.log = _Named(log, {"name": name})
 
@@ -190,7 +191,8 @@ async def play(bot: AsyncBot, connection: Connection, stop: asyncio.Event | None
     """Play until ``stop`` is set (or forever), reconnecting with backoff. Raises
     ``FinalError`` when the gateway refuses the bot for good. With a ``pool`` the stream
     shares a channel with others; ``name`` prefixes the bot's log lines."""
-    await keep_playing(lambda: AsyncSession(bot, name), connection, stop,
+    ended = Ended()
+    await keep_playing(lambda: AsyncSession(bot, name, ended), connection, stop,
                        (lambda: pool.lease(connection)) if pool is not None else None)
 
 

@@ -234,13 +234,33 @@ def _is_default_hook(code: Any) -> bool:
     return getattr(code, "__func__", None) in (Bot.on_match_start, Bot.on_match_end)
 
 
+class Ended:
+    """The matches whose end the bot was told, across its streams (the newest ``most``): a
+    ``MatchEnded`` a replaced stream handed back to the newer one may have reached the bot
+    already, and ``on_match_end`` is called once a match."""
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self.ids: dict[str, None] = {}  # in the order told
+
+    def first(self, match_id: str) -> bool:
+        """Whether this is the first time the bot is told ``match_id`` ended (now noted)."""
+        if match_id in self.ids:
+            return False
+        self.ids[match_id] = None
+        if len(self.ids) > self.most:
+            del self.ids[next(iter(self.ids))]
+        return True
+
+
 class Session:
     """One connected stream: reads referee messages, answers turns concurrently."""
 
     client = SDK_VERSION  # the Hello's client field
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, ended: Ended | None = None) -> None:
         self.bot: Any = bot
+        self.ended = ended if ended is not None else Ended()  # shared by the bot's streams
         self.log: logging.Logger | logging.LoggerAdapter[logging.Logger] = log
         self.matches: dict[str, Match] = {}
         self.outbox: asyncio.Queue[gateway_pb2.BotMessage | None] = asyncio.Queue()
@@ -333,6 +353,8 @@ class Session:
         elif kind == "match_ended":
             ended = message.match_ended
             known = self.matches.pop(ended.match_id, None)
+            if not self.ended.first(ended.match_id):
+                return  # told again on a newer stream (its older one was replaced as it went out)
             if known is None and ended.game:  # a match started before this connection
                 known = Match(ended.match_id, ended.game, {}, ended.seat, len(ended.players), list(ended.players),
                               0, 0, ended.tournament_id)
@@ -383,7 +405,8 @@ def move(wire: gateway_pb2.Turn, choice: Any) -> gateway_pb2.Move:
 async def play(bot: Bot, connection: Connection, stop: asyncio.Event | None = None) -> None:
     """Play until ``stop`` is set (or forever), reconnecting with backoff. Raises
     ``FinalError`` when the gateway refuses the bot for good."""
-    await keep_playing(lambda: Session(bot), connection, stop)
+    ended = Ended()
+    await keep_playing(lambda: Session(bot, ended), connection, stop)
 
 
 async def keep_playing(new_session: Callable[[], Session], connection: Connection,
