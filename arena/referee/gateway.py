@@ -457,6 +457,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                 log.warning("heartbeat failed: %s", error)
                 continue
             for stream, count in zip(streams, written, strict=True):
+                if not stream.held:  # replaced here meanwhile
+                    continue
                 if found.get(stream.identity.bot_id) not in (stream.connection, None):
                     await self._replaced(stream)
                 else:
