@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--address", help="host:port (default ARENA_GRPC_ADDRESS or 127.0.0.1:50051)")
     serve.add_argument("--metrics-port", type=int, help="gateway /metrics port (default 9809, 0 = off)")
     serve.add_argument("--web", metavar="HOST:PORT", nargs="?", const="127.0.0.1:8080", default=None,
-                       help="also serve the web face (read-only pages and JSON API) there, from a process "
+                       help="also serve the web face (pages and JSON API) there, from a process "
                             "of its own that stops with the server (default when given alone: %(const)s)")
     serve.set_defaults(func=run_serve)
 

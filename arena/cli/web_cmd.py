@@ -1,4 +1,4 @@
-"""``arena web``: the web face (pages and the read-only JSON API) served by uvicorn."""
+"""``arena web``: the web face (pages and the JSON API) served by uvicorn."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .options import host_port
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("web", help="serve the web pages and the JSON API (read-only)")
+    parser = subparsers.add_parser("web", help="serve the web pages and the JSON API")
     parser.add_argument("--address", default=None,
                         help="host:port to listen on (default ARENA_WEB_ADDRESS or "
                         f"{ArenaSettings.model_fields['web_address'].default})")

@@ -21,7 +21,6 @@ from arena.referee.analysis import AnalysisBudget, analyse
 
 from . import db, disclosure
 from .models import Analysis, Match, Transcript, utcnow
-from .results import _insert
 
 analysis_t = Analysis.__table__
 match_t = Match.__table__
@@ -79,6 +78,6 @@ def analyse_match(match_id: int, seat: int, budget: AnalysisBudget, url: str | N
         data = analyse(transcript, seat, match_id, budget)
     with db.transaction(url) as connection:
         check(connection, match_id, seat)
-        connection.execute(_insert(connection, analysis_t).values(
+        connection.execute(db.conflict_insert(connection, analysis_t).values(
             match_id=match_id, seat=seat, budget=budget.key, data=data, created_at=utcnow()).on_conflict_do_nothing())
     return data

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -24,6 +24,10 @@ from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ArenaError
 from arena.settings import load
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects.postgresql import Insert as PostgresInsert
+    from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 
 T = TypeVar("T")
 
@@ -206,3 +210,15 @@ def upgrade(eng: Engine, revision: str = "head") -> None:
         if connection.dialect.name == "postgresql":
             connection.exec_driver_sql("SELECT pg_advisory_xact_lock(80310)")
         command.upgrade(_alembic_config(connection), revision)
+
+
+def conflict_insert(connection: Connection, table: sa.Table) -> PostgresInsert | SqliteInsert:
+    """An insert into ``table`` with the dialect's ``ON CONFLICT`` clauses (the two dialects
+    the store runs on spell them alike)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgres_insert
+
+        return postgres_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)

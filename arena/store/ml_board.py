@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 
 from arena.stats import ml
 
+from . import db
 from .models import Bot, Match, MatchSeat, MLFit, Result, utcnow
 
 bot_t = Bot.__table__
@@ -121,10 +122,12 @@ def kept(connection: Connection, game: str) -> tuple[Version, list[MLRow]] | Non
 
 
 def keep(connection: Connection, game: str, stood: Version, rows: list[MLRow]) -> None:
-    """Keep ``rows``, fitted on the results as they stood at ``stood``, as the game's list."""
-    connection.execute(sa.delete(fit_t).where(fit_t.c.game == game))
-    connection.execute(sa.insert(fit_t).values(game=game, version=None if stood is None else list(stood),
-                                               rows=[asdict(r) for r in rows], fitted_at=utcnow()))
+    """Keep ``rows``, fitted on the results as they stood at ``stood``, as the game's list (in
+    one statement: two web processes keeping the same game at once leave the later list)."""
+    insert = db.conflict_insert(connection, fit_t).values(
+        game=game, version=None if stood is None else list(stood), rows=[asdict(r) for r in rows], fitted_at=utcnow())
+    connection.execute(insert.on_conflict_do_update(
+        index_elements=[fit_t.c.game], set_={name: insert.excluded[name] for name in ("version", "rows", "fitted_at")}))
 
 
 def current(connection: Connection, game: str, limit: int = LISTED) -> list[MLRow]:

@@ -25,18 +25,15 @@ import logging
 from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-if TYPE_CHECKING:
-    from sqlalchemy.dialects.postgresql import Insert as PostgresInsert
-    from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
-
 from arena import ratings
 from arena.referee import MatchResult
 
+from . import db
 from .models import Match, MatchSeat, Rating, RatingHistory, Result, Tournament, Transcript, utcnow
 from .statuses import MatchStatus, TournamentStatus
 
@@ -49,17 +46,6 @@ transcript_t = Transcript.__table__
 rating_t = Rating.__table__
 history_t = RatingHistory.__table__
 tournament_t = Tournament.__table__
-
-
-def _insert(connection: Connection, table: sa.Table) -> PostgresInsert | SqliteInsert:
-    """An insert with the dialect's ``ON CONFLICT`` clauses (the two dialects spell them alike)."""
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as postgres_insert
-
-        return postgres_insert(table)
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    return sqlite_insert(table)
 
 
 # The recording path runs for every match: its statements are built once, with bound
@@ -81,14 +67,14 @@ def _build_upsert_ratings(connection: Connection, size: int):
          "information": 0.0, "matches": 0, "wins": 0.0, "rank_sum": 0}
         for i in range(size)
     ]
-    upsert = _insert(connection, rating_t).values(rows)
+    upsert = db.conflict_insert(connection, rating_t).values(rows)
     # The no-op update locks an existing row and returns its newest values.
     upsert = upsert.on_conflict_do_update(index_elements=["bot_id", "game"], set_={"elo": rating_t.c.elo})
     return upsert.returning(*rating_t.c)
 
 
 def _build_insert_results(connection: Connection, _size: int):
-    return _insert(connection, result_t).on_conflict_do_nothing().returning(result_t.c.match_id, result_t.c.seq)
+    return db.conflict_insert(connection, result_t).on_conflict_do_nothing().returning(result_t.c.match_id, result_t.c.seq)
 
 
 _BUILDERS = {"upsert_ratings": _build_upsert_ratings, "insert_results": _build_insert_results}

@@ -1,4 +1,4 @@
-"""The read-only JSON API under ``/api/v1/``: the same data the pages show, for people who
+"""The JSON API under ``/api/v1/``: the same data the pages show, for people who
 build their own views. Its OpenAPI schema is at ``/api/v1/openapi.json``, rendered as a
 reference page at ``/api``.
 

@@ -45,3 +45,33 @@ def test_the_stored_ml_list_is_the_plain_fit_of_the_stored_seats(db_url):
     assert {row.bot for row in listed} == set(expected)
     for row in listed:
         assert abs(row.rating - expected[row.bot]) < 1e-6, (row.bot, row.rating, expected[row.bot])
+
+
+def test_two_processes_keeping_one_games_list_at_once_leave_the_later(pg_url):
+    """Two web processes refit one game at the same moment: the second keeps its list once the
+    first has committed, instead of failing on the game's key."""
+    import threading
+
+    from arena.store.ml_board import MLRow
+
+    db.engine(pg_url)
+    first = [MLRow(rank=1, bot="ada", rating=1510.0, low=1490.0, high=1530.0, los_next=None)]
+    second = [MLRow(rank=1, bot="bram", rating=1520.0, low=1500.0, high=1540.0, los_next=None)]
+    failures: list[BaseException] = []
+    with db.transaction(pg_url) as connection:
+        ml_board.keep(connection, "yaniv", (1, 2, 3), first)  # not committed yet
+
+        def later() -> None:
+            try:
+                with db.transaction(pg_url) as other:
+                    ml_board.keep(other, "yaniv", (1, 2, 4), second)  # waits for the first
+            except BaseException as error:  # noqa: BLE001 - reported below
+                failures.append(error)
+
+        racing = threading.Thread(target=later)
+        racing.start()
+        racing.join(1.0)  # it waits on the game's key
+    racing.join(30)
+    assert not failures, failures
+    with db.read(pg_url) as connection:
+        assert ml_board.kept(connection, "yaniv") == ((1, 2, 4), second)
