@@ -1,6 +1,6 @@
 // The client's side of the protocol (docs/protocol.md) against a scripted gateway on loopback:
 // Hello, Pong, a Move per Turn, the same move again for a turn sent again after a reconnect,
-// MatchEnded with and without its own fields, and which endings are final.
+// MatchEnded with and without its own fields (and once when told twice), and which endings are final.
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
@@ -94,9 +94,12 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
       await until(() => (received.filter((m) => "move" in m).length === 2 ? true : undefined), "both moves");
       // An older server's MatchEnded, then a self-contained one for a match never started here.
       call.write({ match_ended: { match_id: "m1", scores: [0, -9], ranks: [1, 2], forfeited: false, reason: "finished" } });
-      call.write({ match_ended: { match_id: "m2", scores: [-3, 0], ranks: [2, 1], forfeited: false, reason: "finished",
-                                  game: "durak", seat: 1, players: ["house:heuristic", "me"], tournament_id: "4" } });
-      await until(() => (results.length === 2 ? true : undefined), "both results");
+      const m2 = { match_ended: { match_id: "m2", scores: [-3, 0], ranks: [2, 1], forfeited: false, reason: "finished",
+                                  game: "durak", seat: 1, players: ["house:heuristic", "me"], tournament_id: "4" } };
+      call.write(m2);
+      call.write(m2);  // told again (a replaced stream handed it back): onMatchEnd runs once
+      call.write({ match_ended: { ...m2.match_ended, match_id: "m3" } });
+      await until(() => (results.length === 3 ? true : undefined), "three results");
       call.write({ error: { code: "replaced", message: "a newer connection with this token took over" } });
       fail(call, grpc.status.ABORTED, "replaced");
     },
@@ -127,7 +130,7 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
   const moves = second.filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.choice, m.move.action ?? m.move.index]);
   assert.deepEqual(moves, [["3", "action", "play 5H"], ["5", "index", 0]]);
   assert.deepEqual(results.map((r) => [r.match.matchId, r.match.game, r.match.seat, r.rank, r.match.tournamentId]),
-                   [["m1", "crazy_eights", 0, 1, ""], ["m2", "durak", 1, 1, "4"]]);
+                   [["m1", "crazy_eights", 0, 1, ""], ["m2", "durak", 1, 1, "4"], ["m3", "durak", 1, 1, "4"]]);
   assert.deepEqual(results[1].match.players, ["house:heuristic", "me"]);
 });
 
