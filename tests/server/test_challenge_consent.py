@@ -66,14 +66,17 @@ def connected(address: str, *tokens: str) -> list[subprocess.Popen]:  # type: ig
 
 
 class Staller:
-    """A real SDK bot process that waits ``stall`` seconds before each move; its output goes
+    """A real SDK bot process that waits ``stall`` seconds before each decision; its output goes
     to a file, where ``wait_for_turn`` looks for the first turn of a match."""
 
     def __init__(self, address: str, token: str, stall: float, log: Path) -> None:
         self.log = log
         env = {**os.environ, "ARENA_BOT_TOKEN": token, "ARENA_ADDRESS": address, "PYTHONPATH": str(ROOT)}
         with log.open("w") as out:
-            self.process = subprocess.Popen([sys.executable, "-m", "tests.referee.stalling_bot", "--stall", str(stall)],
+            # Asked every decision: a match of its cannot end before its first stall is over
+            # (with forced decisions applied for it, it might never be asked in a short match).
+            self.process = subprocess.Popen([sys.executable, "-m", "tests.referee.stalling_bot", "--stall", str(stall),
+                                             "--every-decision"],
                                             env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
 
     def wait_for_turn(self, match_id: str, timeout: float = 60) -> None:
