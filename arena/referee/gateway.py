@@ -40,6 +40,7 @@ import hashlib
 import logging
 import time
 import uuid
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -162,23 +163,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         self.stalls = StallWatch()  # this loop's own stalls, kept off the bots' clocks
         self.id = uuid.uuid4().hex[:16]  # this gateway's name in the mailbox, for its heartbeat
         self._beating: asyncio.Task[None] | None = None  # the heartbeat, while any stream is open
-        # Per bot, the streams opening here, claimed one after the other (and how many wait):
-        # the last to claim it in the mailbox is the one the others here give way to.
-        self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def _claiming(self, bot_id: str) -> Any:
-        lock, users = self._claims.get(bot_id, (asyncio.Lock(), 0))
-        self._claims[bot_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._claims[bot_id]
-            if users == 1:
-                del self._claims[bot_id]
-            else:
-                self._claims[bot_id] = (lock, users - 1)
+        # Per bot, the streams opening here claim it one after the other: the last to claim
+        # it in the mailbox is the one the others here give way to. A lock lives while a
+        # stream opening holds or awaits it.
+        self._claims: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         token = bearer_token(context.invocation_metadata())
@@ -221,7 +209,10 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                                                        "every_decision": first.hello.every_decision,
                                                        "max_matches": stream.max_matches,
                                                        **plays, "challenges": challenges})
-        async with self._claiming(identity.bot_id):
+        claiming = self._claims.get(identity.bot_id)
+        if claiming is None:
+            claiming = self._claims[identity.bot_id] = asyncio.Lock()
+        async with claiming:
             await self.mailbox.claim(identity.bot_id, stream.connection)
             for older in list(self.streams.values()):  # this bot's streams claimed before: replaced now
                 if older.identity.bot_id == identity.bot_id and older.claimed and older.held:

@@ -49,6 +49,7 @@ DESK_TTL = 60  # seconds a reply desk outlives its listener's last renewal
 DESK_RENEW = 10.0  # seconds between two renewals of a reply desk's expiry
 DESK_TRIM = 256  # answers read between two trims of a reply desk
 DESK_BATCH = 512  # answers taken from a reply desk in one read
+ONLINE = "online"  # the key of the board of bots online (``RedisMailbox``; the status page reads it)
 # The messages that open and close a bot's part in a match: the bot's mailbox keys get their
 # expiry with these, once a match, not with every turn.
 LIFETIME_KINDS = frozenset({"match_started", "match_ended"})
@@ -115,8 +116,8 @@ class Mailbox:
         await self.deliver(bot_id, turn | {"resent": True})
 
     async def claim(self, bot_id: str, connection: str) -> None:
-        """``connection`` is now the bot's live stream (a newer one replaces an older).
-        The gateway calls it again as a heartbeat while the stream lives."""
+        """``connection`` is now the bot's live stream (a newer one replaces an older); its
+        gateway's heartbeat keeps it so (``renew_all``)."""
         raise NotImplementedError
 
     async def renew_all(self, gateway: str, held: dict[str, str]) -> dict[str, str | None]:
@@ -182,11 +183,6 @@ def _resolve(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-def _is_note(word: dict[str, Any]) -> bool:
-    """A note about a turn's bot (its stream closed, or it is back), not an answer."""
-    return bool(word.get("left") or word.get("back"))
-
-
 def _gateway_of(connection: str) -> str | None:
     """The gateway of a connection named ``{gateway}.{stream}`` (``Gateway`` names its
     streams so), or None for a connection named otherwise."""
@@ -204,10 +200,13 @@ def _loop_gone() -> bool:
     return False
 
 
+ANSWER = 2  # the rank of an answer: the words below it are notes about the turn's bot
+
+
 def _rank(word: dict[str, Any]) -> int:
     """What a runner must see first of two words about one turn: an answer, then that the
-    bot is back, then that its stream left."""
-    return 0 if word.get("left") else 1 if word.get("back") else 2
+    bot is back, then that its stream left (both notes, not answers)."""
+    return 0 if word.get("left") else 1 if word.get("back") else ANSWER
 
 
 def _turn_key(message: dict[str, Any]) -> str:
@@ -400,7 +399,7 @@ class _ReplyDesk:
         # A word that came after the one that woke this wait may have outranked it (_post).
         future = self.waiting.get(key, future)
         answer = future.result()
-        if _is_note(answer):
+        if _rank(answer) < ANSWER:  # a note
             if self.waiting.get(key) is future:
                 self.waiting[key] = asyncio.get_running_loop().create_future()
         else:
@@ -675,7 +674,7 @@ class RedisMailbox(Mailbox):
         *_, playing = await self._send(
             *commands,
             ("SET", self._k("seen", bot_id), repr(now), "EX", KEY_TTL),
-            ("ZADD", self._k("online"), repr(now + self.presence_ttl), bot_id),
+            ("ZADD", self._k(ONLINE), repr(now + self.presence_ttl), bot_id),
             ("HVALS", self._k("desks", bot_id)))
         self._claimed[bot_id] = time.monotonic()
         # The runners of the bot's matches are told it is back: each sends its undecided turn
@@ -697,7 +696,7 @@ class RedisMailbox(Mailbox):
         commands: list[tuple[Any, ...]] = [("SET", self._k("alive", gateway), "1", "PX", presence)]
         if bots:
             commands += [("MGET", *(self._k("holder", bot_id) for bot_id in bots)),
-                         ("ZADD", self._k("online"), *(part for bot_id in bots for part in (lapses, bot_id)))]
+                         ("ZADD", self._k(ONLINE), *(part for bot_id in bots for part in (lapses, bot_id)))]
         replies = await self._send(*commands)
         found = dict(zip(bots, replies[1] if bots else (), strict=True))
         old = time.monotonic() - KEY_TTL / 2
@@ -708,20 +707,21 @@ class RedisMailbox(Mailbox):
         return found
 
     async def release(self, bot_id: str, connection: str) -> None:
+        self._claimed.pop(bot_id, None)
         # Only the holder may let go: a replaced connection must not log out its successor.
         script = (
             "if redis.call('get', KEYS[1]) == ARGV[1] then "
             "redis.call('del', KEYS[1]); redis.call('set', KEYS[2], ARGV[2], 'EX', ARGV[3]); "
             "redis.call('zrem', KEYS[3], ARGV[4]) end"
         )
-        await self.redis.eval(script, 3, self._k("holder", bot_id), self._k("seen", bot_id), self._k("online"),
+        await self.redis.eval(script, 3, self._k("holder", bot_id), self._k("seen", bot_id), self._k(ONLINE),
                               connection, repr(time.time()), KEY_TTL, bot_id)
 
     async def online(self) -> list[str]:
         now = time.time()
         pipe = self.redis.pipeline(transaction=True)
-        pipe.zremrangebyscore(self._k("online"), "-inf", now - KEY_TTL)
-        pipe.zrangebyscore(self._k("online"), now, "+inf")
+        pipe.zremrangebyscore(self._k(ONLINE), "-inf", now - KEY_TTL)
+        pipe.zrangebyscore(self._k(ONLINE), now, "+inf")
         return sorted((await pipe.execute())[1])
 
     # The holder, while it lives: a gateway's stream while its gateway's heartbeat does.
@@ -746,7 +746,7 @@ class RedisMailbox(Mailbox):
             return None
         pipe = self.redis.pipeline(transaction=False)
         pipe.get(self._k("seen", bot_id))
-        pipe.zscore(self._k("online"), bot_id)
+        pipe.zscore(self._k(ONLINE), bot_id)
         seen, lapses = await pipe.execute()
         # Gone since it left (``seen``), or since its gateway's last heartbeat for it.
         last_heartbeat = lapses - self.presence_ttl if lapses is not None else 0.0

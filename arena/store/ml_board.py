@@ -113,12 +113,16 @@ def leaderboard(connection: Connection, game: str, limit: int = LISTED, replicas
 
 def kept(connection: Connection, game: str) -> tuple[Version, list[MLRow]] | None:
     """The game's last list kept in the store, with the ``version`` it was fitted on (None
-    when none was kept)."""
+    when none was kept, or when it was kept by a release whose lines read otherwise: it is
+    fitted again)."""
     row = connection.execute(sa.select(fit_t.c.version, fit_t.c.rows).where(fit_t.c.game == game)).first()
     if row is None:
         return None
     stood: Version = None if row.version is None else (int(row.version[0]), int(row.version[1]), int(row.version[2]))
-    return stood, [MLRow(**r) for r in row.rows]
+    try:
+        return stood, [MLRow(**r) for r in row.rows]
+    except TypeError:
+        return None
 
 
 def keep(connection: Connection, game: str, stood: Version, rows: list[MLRow]) -> None:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from arena.referee.mailbox import ONLINE
 from arena.settings import load
-
-ONLINE = "online"  # the mailbox's board of bots online, scored by when their presence lapses
 
 
 def redis_figures(scan_limit: int = 10_000) -> dict[str, Any]:

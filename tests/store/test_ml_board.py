@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from arena.store import db, ml_board
-from arena.store.models import Bot, Match, MatchSeat
+from arena.store.models import Bot, Match, MatchSeat, utcnow
 from arena.tournaments import play_and_record
 from tests.helpers import plain_bradley_terry
 from tests.support.platform import fast_games, small_tournament
@@ -75,3 +75,20 @@ def test_two_processes_keeping_one_games_list_at_once_leave_the_later(pg_url):
     assert not failures, failures
     with db.read(pg_url) as connection:
         assert ml_board.kept(connection, "yaniv") == ((1, 2, 4), second)
+
+
+def test_a_list_kept_by_a_release_whose_lines_read_otherwise_is_fitted_again(db_url):
+    """A list kept with fields this release's lines do not have is no list at all: the web
+    face and the CLI fit the game again instead of failing on it."""
+    game = fast_games(1)[0]
+    _, ids = small_tournament(db_url, reps=1)
+    play_and_record(ids)
+    with db.transaction(db_url) as connection:
+        stood = ml_board.version(connection, game)
+        connection.execute(sa.insert(ml_board.fit_t).values(
+            game=game, version=list(stood), rows=[{"place": 1, "bot_id": 1, "name": "ada"}], fitted_at=utcnow()))
+    with db.read(db_url) as connection:
+        assert ml_board.kept(connection, game) is None
+        listed = ml_board.current(connection, game)
+        fitted = ml_board.leaderboard(connection, game)
+    assert listed and [r.bot for r in listed] == [r.bot for r in fitted]
