@@ -255,6 +255,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                     self._beating.cancel()
                     self._beating = None
             await self.mailbox.release(identity.bot_id, stream.connection)
+            if not any(other.identity.bot_id == identity.bot_id for other in self.streams.values()):
+                await self.mailbox.unwatch(identity.bot_id)
             await self._tell_runners_it_left(stream)
             metrics.CONNECTED.dec()
             log.info("bot %s disconnected", identity.name)

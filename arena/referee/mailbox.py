@@ -22,6 +22,7 @@ keeps nothing per turn, and instead tells each runner playing the bot that it is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -31,6 +32,9 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .inbox_watch import InboxWatch
+from .loops import loop_gone
 
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
 # that a crashed worker leaves no garbage behind for ever.
@@ -70,6 +74,10 @@ class Mailbox:
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         """Put a collected message back at the front (its stream closed before sending it)."""
         raise NotImplementedError
+
+    async def unwatch(self, bot_id: str) -> None:
+        """No stream of this process collects the bot's messages any more: whatever waits
+        for them on its behalf may stop (the Redis mailbox's inbox watch)."""
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         """Turns kept for the bot and not yet decided, sent again on reconnect (the Redis
@@ -188,16 +196,6 @@ def _gateway_of(connection: str) -> str | None:
     streams so), or None for a connection named otherwise."""
     gateway, dot, _ = connection.partition(".")
     return gateway if dot and gateway else None
-
-
-def _loop_gone() -> bool:
-    """Whether the running coroutine is being closed with no event loop to run it (a loop
-    closed while a reply desk still listened): nothing may be awaited any more."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return True
-    return False
 
 
 ANSWER = 2  # the rank of an answer: the words below it are notes about the turn's bot
@@ -430,7 +428,7 @@ class _ReplyDesk:
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis out of reach: the runners notice on their own calls
-                if _loop_gone():
+                if loop_gone():
                     return
                 attempt += 1
                 await asyncio.sleep(min(1.0, 0.05 * attempt))
@@ -474,7 +472,9 @@ class _ReplyDesk:
 class RedisMailbox(Mailbox):
     """The mailbox in Redis.
 
-    Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from;
+    Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from when told of a
+    push by its one subscription for all its bots (``InboxWatch``; a ``BLPOP`` per bot where
+    Redis refuses keyspace notifications);
     ``desks:{bot}`` the reply desk of each match the bot plays, to tell their runners it is
     back (both expire ``KEY_TTL`` after the bot's last match started or ended);
     ``desk:{id}`` one stream per runner loop where the gateway appends the answers to that
@@ -489,11 +489,16 @@ class RedisMailbox(Mailbox):
     gone since its last heartbeat); ``seen:{bot}`` when the bot connected or left."""
 
     def __init__(self, url: str, prefix: str = "arena:mb:", presence_ttl: float = 10.0,
-                 brief_connections: int = BRIEF_CONNECTIONS, client_name: str | None = None) -> None:
+                 brief_connections: int = BRIEF_CONNECTIONS, client_name: str | None = None,
+                 watch_inboxes: bool = True) -> None:
         self._url = url
         self._clients: dict[int, Any] = {}
         self._waits: dict[int, Any] = {}
         self._desks: dict[int, _ReplyDesk] = {}
+        # Per loop, one subscription told of pushes to the inboxes collected there; without
+        # it (``watch_inboxes=False``, or a Redis that refuses notifications) a BLPOP per bot.
+        self.watch_inboxes = watch_inboxes
+        self._watches: dict[int, InboxWatch] = {}
         self._scripts: dict[str, Any] = {}
         self.prefix = prefix
         self.presence_ttl = presence_ttl
@@ -519,8 +524,8 @@ class RedisMailbox(Mailbox):
         return client
 
     def _waiting(self) -> Any:
-        """This loop's connections for commands that block until something arrives (a
-        gateway's BLPOP per bot, a reply desk's read): one each while it waits."""
+        """This loop's connections for commands that block until something arrives (a reply
+        desk's read; a gateway's BLPOP per bot without an inbox watch): one each while it waits."""
         import redis.asyncio as aioredis
 
         loop = id(asyncio.get_running_loop())
@@ -569,7 +574,7 @@ class RedisMailbox(Mailbox):
                 failure = error
                 await connection.disconnect()
             except BaseException as error:
-                if isinstance(error, GeneratorExit) or _loop_gone():
+                if isinstance(error, GeneratorExit) or loop_gone():
                     closing = True  # its loop is gone (redis-py may have turned the exit into another error)
                     raise
                 await connection.disconnect()
@@ -616,8 +621,35 @@ class RedisMailbox(Mailbox):
         message = turn | {"reply_to": desk.key, "resent": True}
         await self._send(("RPUSH", self._k("inbox", bot_id), json.dumps(message)))
 
+    def _watch(self) -> InboxWatch | None:
+        """This event loop's inbox watch, started on first use (None when not wanted)."""
+        if not self.watch_inboxes:
+            return None
+        loop = id(asyncio.get_running_loop())
+        watch = self._watches.get(loop)
+        if watch is None or (watch.listener.done() and watch.supported is not False) or watch.idle:
+            watch = self._watches[loop] = InboxWatch(self._url, lambda bot_id: self._k("inbox", bot_id), self._names)
+        return watch
+
+    async def _take(self, inbox: str) -> dict[str, Any] | None:
+        (got,) = await self._send(("LPOP", inbox))
+        return json.loads(got) if got is not None else None
+
     async def collect(self, bot_id: str, timeout: float) -> dict[str, Any] | None:
-        return await self._pop(self._k("inbox", bot_id), timeout)  # type: ignore[no-any-return]
+        inbox = self._k("inbox", bot_id)
+        watch = self._watch()
+        if watch is not None and watch.supported is None:  # its first connection is under way
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(watch.known.wait(), timeout)
+        if watch is not None and watch.supported:
+            return await watch.collect(bot_id, timeout, lambda: self._take(inbox))
+        # No notifications (or Redis out of reach so far): a wait of the bot's own.
+        return await self._pop(inbox, timeout)  # type: ignore[no-any-return]
+
+    async def unwatch(self, bot_id: str) -> None:
+        watch = self._watches.get(id(asyncio.get_running_loop()))
+        if watch is not None:
+            await watch.unwatch(bot_id)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
         inbox = self._k("inbox", bot_id)
@@ -789,6 +821,9 @@ class RedisMailbox(Mailbox):
         for desk in self._desks.values():
             desk.close()
         self._desks.clear()
+        for watch in self._watches.values():
+            await watch.close()
+        self._watches.clear()
         for client in [*self._clients.values(), *self._waits.values()]:
             try:
                 await client.aclose()

@@ -79,11 +79,11 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def private_redis(directory: Path, maxclients: int | None = None):
-    """A redis-server of our own on a free port (room for ``maxclients`` clients when given);
-    stopped (and gone) afterwards."""
+def private_redis(directory: Path, maxclients: int | None = None, *options: str):
+    """A redis-server of our own on a free port (room for ``maxclients`` clients when given,
+    and the server's command-line ``options``); stopped (and gone) afterwards."""
     port = free_port()
-    extra = ["--maxclients", str(maxclients)] if maxclients else []
+    extra = [*(["--maxclients", str(maxclients)] if maxclients else []), *options]
     process = subprocess.Popen(
         [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
          "--appendonly", "no", "--dir", str(directory), *extra],

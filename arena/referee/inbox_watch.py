@@ -1,0 +1,279 @@
+"""One subscription per event loop to the inboxes of the bots a gateway collects for.
+
+Without it, each connected bot's forwarder waits for its messages in a ``BLPOP`` of its own: a
+Redis connection per bot, and every idle bot's wait made again once a second. With it, one
+connection per loop subscribes to the keyspace channel of each bot's inbox (Redis keyspace
+notifications, ``notify-keyspace-events`` with ``K`` and ``l``). Redis says when a message is
+pushed there, and only then does the forwarder pop it (``LPOP``, which answers at once). An
+idle bot costs Redis nothing, and a gateway's connections no longer grow with its bots.
+
+The watch turns the notifications on itself (``CONFIG SET``, adding to the flags already set).
+Where Redis refuses (``CONFIG`` renamed or denied), ``supported`` is False and the mailbox waits
+with ``BLPOP`` as before. Pub/sub tells at most once, so silence is trusted only for a bot whose
+subscription Redis has confirmed on a connection still up: until then, and while the connection
+is down, the bot's collector pops at each wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from .loops import loop_gone
+
+log = logging.getLogger("arena.mailbox")
+
+# The events that put something in a list (LPOP's own event, an expiry, ... wake nobody).
+PUSHES = frozenset({"rpush", "lpush", "rpushx", "lpushx", "linsert"})
+UNUSED_AFTER = 30.0  # seconds a bot's inbox stays subscribed after its last collect
+SWEEP_EVERY = 10.0  # seconds between two looks for inboxes nobody collects any more
+RECONNECT_MAX = 1.0  # seconds between two tries to subscribe again, at most
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def needed_flags(flags: str) -> str:
+    """What ``notify-keyspace-events`` must become for the watch, from what it is: keyspace
+    channels (``K``) for list events (``l``, or ``A``: every class), added to the rest."""
+    missing = "" if "K" in flags else "K"
+    if "l" not in flags and "A" not in flags:
+        missing += "l"
+    return flags + missing
+
+
+class InboxWatch:
+    """Keyspace notifications for one event loop's inboxes (see the module's docstring).
+    ``inbox_key(bot)`` is the key of a bot's inbox."""
+
+    def __init__(self, url: str, inbox_key: Callable[[str], str], names: dict[str, Any]) -> None:
+        import redis.asyncio as aioredis
+
+        # No read timeout: the connection waits for Redis's word as long as it takes.
+        self._pool = aioredis.ConnectionPool.from_url(url, decode_responses=True, socket_timeout=None, **names)
+        db = self._pool.connection_kwargs.get("db", 0)
+        self._channels = f"__keyspace@{db}__:"
+        self._inbox_key = inbox_key
+        self._bots_by_key: dict[str, str] = {}  # inbox key -> bot
+        self.used: dict[str, float] = {}  # bot -> its last collect (loop time): subscribed, or to be
+        self.confirmed: set[str] = set()  # bots whose subscription Redis confirmed on this connection
+        # Per bot, the pushes told and not yet matched by a pop here (each message is pushed
+        # alone, so one push is one message); another gateway's stream may have popped them.
+        self.owed: dict[str, int] = {}
+        self.draining: set[str] = set()  # bots whose inbox is popped until empty (just confirmed)
+        self._waiting: dict[str, list[asyncio.Future[None]]] = defaultdict(list)
+        self._connection: Any = None  # while subscribed and up
+        self.supported: bool | None = None  # unknown until the first connection
+        self.known = asyncio.Event()  # set once ``supported`` is known
+        self.loop = asyncio.get_running_loop()
+        self._swept = self.loop.time()
+        self.listener = asyncio.ensure_future(self._listen())
+
+    def _channel(self, bot_id: str) -> str:
+        key = self._inbox_key(bot_id)
+        self._bots_by_key[key] = bot_id
+        return self._channels + key
+
+    def _bot(self, channel: str) -> str | None:
+        return self._bots_by_key.get(channel.removeprefix(self._channels))
+
+    def trusted(self, bot_id: str) -> bool:
+        """Whether a push to the bot's inbox would be told now: if so, silence means empty."""
+        return self._connection is not None and bot_id in self.confirmed
+
+    async def collect(self, bot_id: str, timeout: float, pop: Callable[[], Awaitable[dict[str, Any] | None]]
+                      ) -> dict[str, Any] | None:
+        """The bot's next message (``pop()`` takes one from its inbox, None when empty),
+        popping only when the inbox may hold one; None after ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        await self._follow(bot_id, loop.time())
+        while True:
+            if self._may_hold(bot_id):
+                message = await pop()
+                if message is not None:
+                    if self.owed.get(bot_id, 0) > 0:
+                        self.owed[bot_id] -= 1
+                    return message
+                # Empty: what was told is taken (by another stream, maybe), and nothing is
+                # told of now that was not popped: a push told meanwhile counts from here.
+                self.owed.pop(bot_id, None)
+                self.draining.discard(bot_id)
+            left = deadline - loop.time()
+            if left <= 0:
+                return None
+            if not self._may_hold(bot_id):
+                await self._sleep(bot_id, left)
+
+    def _may_hold(self, bot_id: str) -> bool:
+        """Whether the bot's inbox may hold a message: told so, or not to be trusted."""
+        return self.owed.get(bot_id, 0) > 0 or bot_id in self.draining or not self.trusted(bot_id)
+
+    async def _sleep(self, bot_id: str, seconds: float) -> None:
+        """Until the bot's inbox is told of, or ``seconds`` pass."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._waiting[bot_id].append(future)
+        timer = loop.call_later(seconds, _resolve, future)
+        try:
+            await future
+        finally:
+            timer.cancel()
+            waiting = self._waiting.get(bot_id)
+            if waiting is not None:
+                with contextlib.suppress(ValueError):
+                    waiting.remove(future)
+                if not waiting:
+                    del self._waiting[bot_id]
+
+    def _wake(self, bot_id: str) -> None:
+        for future in self._waiting.get(bot_id, ()):
+            _resolve(future)
+
+    async def _follow(self, bot_id: str, now: float) -> None:
+        """Subscribe to the bot's inbox if it is new here, and let go of those nobody
+        collects any more."""
+        first = bot_id not in self.used
+        self.used[bot_id] = now
+        if first:
+            await self._command("SUBSCRIBE", self._channel(bot_id))
+        if now - self._swept >= SWEEP_EVERY:
+            self._swept = now
+            unused = [bot for bot, last in self.used.items()
+                      if now - last >= UNUSED_AFTER and bot not in self._waiting]
+            for bot in unused:
+                del self.used[bot]
+                self.confirmed.discard(bot)
+                self.owed.pop(bot, None)
+                self.draining.discard(bot)
+            if unused:
+                await self._command("UNSUBSCRIBE", *(self._channel(bot) for bot in unused))
+                for bot in unused:
+                    if bot not in self.used:  # not collected again meanwhile
+                        self._bots_by_key.pop(self._inbox_key(bot), None)
+
+    async def _command(self, *args: str) -> None:
+        """Write a (un)subscription on the watch's connection, if it is up: the listener reads
+        Redis's confirmation. A connection down is subscribed to everything when it is back."""
+        connection = self._connection
+        if connection is None or not connection.is_connected:
+            return
+        with contextlib.suppress(Exception):  # the listener sees the connection fail
+            await connection.send_command(*args)
+
+    async def _notifications_on(self, connection: Any) -> bool:
+        """Turn on the keyspace notifications the watch needs; False if Redis refuses."""
+        try:
+            await connection.send_command("CONFIG", "GET", "notify-keyspace-events")
+            reply = await connection.read_response()
+            flags = (reply.get("notify-keyspace-events") if isinstance(reply, dict) else reply[1]) or ""
+            wanted = needed_flags(flags)
+            if wanted != flags:
+                await connection.send_command("CONFIG", "SET", "notify-keyspace-events", wanted)
+                await connection.read_response()
+        except ResponseError as error:
+            log.warning("Redis refused keyspace notifications (%s): each bot waits on a connection of its own",
+                        error)
+            return False
+        return True
+
+    async def _listen(self) -> None:
+        attempt = 0
+        while True:
+            connection = self._pool.make_connection()
+            try:
+                await connection.connect()
+                if not await self._notifications_on(connection):
+                    self.supported = False
+                    self.known.set()
+                    await connection.disconnect()
+                    return
+                self.supported = True
+                self.known.set()
+                self._connection = connection
+                if self.used:
+                    await connection.send_command("SUBSCRIBE", *(self._channel(bot) for bot in self.used))
+                attempt = 0
+                while True:
+                    # Under RESP3 the notifications are pushes, read only when asked for.
+                    self._on(await connection.read_response(push_request=True))
+            except asyncio.CancelledError:
+                self._lost()
+                raise
+            except Exception as error:  # the connection failed: subscribe again once Redis answers
+                self._lost()
+                if loop_gone():
+                    return
+                with contextlib.suppress(Exception):
+                    await connection.disconnect()
+                if attempt == 0:
+                    log.info("inbox notifications interrupted (%s): subscribing again", error)
+            attempt += 1
+            await asyncio.sleep(min(RECONNECT_MAX, 0.05 * attempt))
+
+    def _lost(self) -> None:
+        """The connection is gone: nothing is trusted, and every waiting collector looks."""
+        self._connection = None
+        self.confirmed.clear()
+        for bot_id in list(self._waiting):
+            self._wake(bot_id)
+
+    def _on(self, reply: Any) -> None:
+        kind, channel, data = reply[0], reply[1], reply[2]
+        bot_id = self._bot(channel)
+        if bot_id is None or bot_id not in self.used:
+            return
+        if kind == "message":
+            if data in PUSHES:
+                self.owed[bot_id] = self.owed.get(bot_id, 0) + 1
+                self._wake(bot_id)
+        elif kind == "subscribe":
+            # From now on a push is told: what came before is popped until the inbox is empty.
+            self.confirmed.add(bot_id)
+            self.draining.add(bot_id)
+            self._wake(bot_id)
+        elif kind == "unsubscribe":
+            # Subscribed again since (the bot came back): trusted once that is confirmed.
+            self.confirmed.discard(bot_id)
+
+    async def unwatch(self, bot_id: str) -> None:
+        """No stream here collects for the bot any more: let go of its inbox at once (the
+        sweep would, later). With no inbox left, the watch stops (``idle``)."""
+        if self.used.pop(bot_id, None) is None:
+            return
+        self.confirmed.discard(bot_id)
+        self.owed.pop(bot_id, None)
+        self.draining.discard(bot_id)
+        await self._command("UNSUBSCRIBE", self._channel(bot_id))
+        if bot_id not in self.used:
+            self._bots_by_key.pop(self._inbox_key(bot_id), None)
+        if not self.used:
+            await self.close()
+
+    @property
+    def idle(self) -> bool:
+        """Stopped with no inbox to watch: the next collect starts a new watch."""
+        return self.listener.done() and not self.used
+
+    async def close(self) -> None:
+        """Stop listening; from another loop than the watch's (or after it closed), only that."""
+        try:
+            mine = asyncio.get_running_loop() is self.loop
+            self.listener.cancel()
+        except RuntimeError:  # its loop is already closed
+            return
+        if not mine:
+            return
+        connection = self._connection
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.listener
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                await connection.disconnect()
