@@ -7,6 +7,13 @@ notifications, ``notify-keyspace-events`` with ``K`` and ``l``). Redis says when
 pushed there, and only then does the forwarder pop it (``LPOP``, which answers at once). An
 idle bot costs Redis nothing, and a gateway's connections no longer grow with its bots.
 
+The same connection listens on the gateway's post channel (``post:{gateway}``): a runner that
+knows which gateway holds a bot publishes the bot's messages there, one command a message and
+nothing to pop. A message published there for a bot no stream here collects any more is pushed
+to the bot's inbox, where whichever gateway holds it next takes it. Per bot, what the
+connection tells (a push to the inbox, a message published) is queued in the order Redis told
+it, so the two ways in never overtake each other.
+
 The watch turns the notifications on itself (``CONFIG SET``, adding to the flags already set).
 Where Redis refuses (``CONFIG`` renamed or denied), ``supported`` is False and the mailbox waits
 with ``BLPOP`` as before. Pub/sub tells at most once, so silence is trusted only for a bot whose
@@ -18,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -34,6 +42,13 @@ PUSHES = frozenset({"rpush", "lpush", "rpushx", "lpushx", "linsert"})
 UNUSED_AFTER = 30.0  # seconds a bot's inbox stays subscribed after its last collect
 SWEEP_EVERY = 10.0  # seconds between two looks for inboxes nobody collects any more
 RECONNECT_MAX = 1.0  # seconds between two tries to subscribe again, at most
+
+class _Take:
+    """In a bot's queue: a message was pushed to its inbox, to be popped in its turn."""
+
+
+TAKE = _Take()
+
 
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
@@ -53,7 +68,8 @@ class InboxWatch:
     """Keyspace notifications for one event loop's inboxes (see the module's docstring).
     ``inbox_key(bot)`` is the key of a bot's inbox."""
 
-    def __init__(self, url: str, inbox_key: Callable[[str], str], names: dict[str, Any]) -> None:
+    def __init__(self, url: str, inbox_key: Callable[[str], str], post_channel: Callable[[str], str],
+                 spill: Callable[[str, list[dict[str, Any]]], Awaitable[None]], names: dict[str, Any]) -> None:
         import redis.asyncio as aioredis
 
         # No read timeout: the connection waits for Redis's word as long as it takes.
@@ -64,9 +80,14 @@ class InboxWatch:
         self._bots_by_key: dict[str, str] = {}  # inbox key -> bot
         self.used: dict[str, float] = {}  # bot -> its last collect (loop time): subscribed, or to be
         self.confirmed: set[str] = set()  # bots whose subscription Redis confirmed on this connection
-        # Per bot, the pushes told and not yet matched by a pop here (each message is pushed
-        # alone, so one push is one message); another gateway's stream may have popped them.
-        self.owed: dict[str, int] = {}
+        # Per bot, in the order told: messages published for it, and ``TAKE`` for each push to
+        # its inbox not yet popped here (each message is pushed alone; another gateway's stream
+        # may have popped it, and the pop finds the inbox empty).
+        self.queued: dict[str, deque[dict[str, Any] | _Take]] = {}
+        self._post_channel = post_channel
+        self.posts: dict[str, str] = {}  # post channel -> the gateway served here
+        self._spill = spill  # pushes a bot's messages to its inbox
+        self._spilling: set[asyncio.Task[None]] = set()
         self.draining: set[str] = set()  # bots whose inbox is popped until empty (just confirmed)
         self._waiting: dict[str, list[asyncio.Future[None]]] = defaultdict(list)
         self._connection: Any = None  # while subscribed and up
@@ -96,25 +117,49 @@ class InboxWatch:
         deadline = loop.time() + timeout
         await self._follow(bot_id, loop.time())
         while True:
-            if self._may_hold(bot_id):
+            if bot_id in self.draining or not self.trusted(bot_id):
+                # Pushes may have gone untold: the inbox first, until it is empty.
                 message = await pop()
                 if message is not None:
-                    if self.owed.get(bot_id, 0) > 0:
-                        self.owed[bot_id] -= 1
                     return message
-                # Empty: what was told is taken (by another stream, maybe), and nothing is
-                # told of now that was not popped: a push told meanwhile counts from here.
-                self.owed.pop(bot_id, None)
                 self.draining.discard(bot_id)
+            queued = self.queued.get(bot_id)
+            if queued:
+                item = queued.popleft()
+                if not isinstance(item, _Take):
+                    return item
+                message = await pop()
+                if message is not None:
+                    return message
+                continue
             left = deadline - loop.time()
             if left <= 0:
                 return None
-            if not self._may_hold(bot_id):
+            if bot_id not in self.draining and not self.queued.get(bot_id):
                 await self._sleep(bot_id, left)
 
-    def _may_hold(self, bot_id: str) -> bool:
-        """Whether the bot's inbox may hold a message: told so, or not to be trusted."""
-        return self.owed.get(bot_id, 0) > 0 or bot_id in self.draining or not self.trusted(bot_id)
+    def serve(self, gateway: str) -> None:
+        """Listen on ``gateway``'s post channel (its streams claim bots on this loop)."""
+        channel = self._post_channel(gateway)
+        if channel not in self.posts:
+            self.posts[channel] = gateway
+            self._later(self._command("SUBSCRIBE", channel))
+
+    def _later(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._spilling.add(task)
+        task.add_done_callback(self._spilling.discard)
+
+    def _let_go(self, bots: list[str]) -> None:
+        """Forget ``bots`` here; the messages published for them and not collected go to
+        their inboxes, in their order."""
+        for bot in bots:
+            self.used.pop(bot, None)
+            self.confirmed.discard(bot)
+            self.draining.discard(bot)
+            left = [item for item in self.queued.pop(bot, ()) if not isinstance(item, _Take)]
+            if left:
+                self._later(self._spill(bot, left))  # type: ignore[arg-type]
 
     async def _sleep(self, bot_id: str, seconds: float) -> None:
         """Until the bot's inbox is told of, or ``seconds`` pass."""
@@ -137,22 +182,22 @@ class InboxWatch:
         for future in self._waiting.get(bot_id, ()):
             _resolve(future)
 
-    async def _follow(self, bot_id: str, now: float) -> None:
-        """Subscribe to the bot's inbox if it is new here, and let go of those nobody
-        collects any more."""
+    def follow(self, bot_id: str) -> None:
+        """A stream here is to collect the bot's messages: its inbox is subscribed to, and
+        what is published for it waits here from now on."""
         first = bot_id not in self.used
-        self.used[bot_id] = now
+        self.used[bot_id] = self.loop.time()
         if first:
-            await self._command("SUBSCRIBE", self._channel(bot_id))
+            self._later(self._command("SUBSCRIBE", self._channel(bot_id)))
+
+    async def _follow(self, bot_id: str, now: float) -> None:
+        """``follow`` the bot, and let go of the bots nobody collects for any more."""
+        self.follow(bot_id)
         if now - self._swept >= SWEEP_EVERY:
             self._swept = now
             unused = [bot for bot, last in self.used.items()
                       if now - last >= UNUSED_AFTER and bot not in self._waiting]
-            for bot in unused:
-                del self.used[bot]
-                self.confirmed.discard(bot)
-                self.owed.pop(bot, None)
-                self.draining.discard(bot)
+            self._let_go(unused)
             if unused:
                 await self._command("UNSUBSCRIBE", *(self._channel(bot) for bot in unused))
                 for bot in unused:
@@ -198,8 +243,9 @@ class InboxWatch:
                 self.supported = True
                 self.known.set()
                 self._connection = connection
-                if self.used:
-                    await connection.send_command("SUBSCRIBE", *(self._channel(bot) for bot in self.used))
+                if self.used or self.posts:
+                    await connection.send_command("SUBSCRIBE", *self.posts,
+                                                  *(self._channel(bot) for bot in self.used))
                 attempt = 0
                 while True:
                     # Under RESP3 the notifications are pushes, read only when asked for.
@@ -227,13 +273,16 @@ class InboxWatch:
 
     def _on(self, reply: Any) -> None:
         kind, channel, data = reply[0], reply[1], reply[2]
+        if kind == "message" and channel in self.posts:
+            bot_id, message = json.loads(data)
+            self._queue(bot_id, message)
+            return
         bot_id = self._bot(channel)
         if bot_id is None or bot_id not in self.used:
             return
         if kind == "message":
             if data in PUSHES:
-                self.owed[bot_id] = self.owed.get(bot_id, 0) + 1
-                self._wake(bot_id)
+                self._queue(bot_id, TAKE)
         elif kind == "subscribe":
             # From now on a push is told: what came before is popped until the inbox is empty.
             self.confirmed.add(bot_id)
@@ -243,14 +292,20 @@ class InboxWatch:
             # Subscribed again since (the bot came back): trusted once that is confirmed.
             self.confirmed.discard(bot_id)
 
+    def _queue(self, bot_id: str, item: dict[str, Any] | _Take) -> None:
+        if bot_id not in self.used:  # published for a bot no stream here collects
+            if not isinstance(item, _Take):
+                self._later(self._spill(bot_id, [item]))
+            return
+        self.queued.setdefault(bot_id, deque()).append(item)
+        self._wake(bot_id)
+
     async def unwatch(self, bot_id: str) -> None:
         """No stream here collects for the bot any more: let go of its inbox at once (the
         sweep would, later). With no inbox left, the watch stops (``idle``)."""
-        if self.used.pop(bot_id, None) is None:
+        if bot_id not in self.used:
             return
-        self.confirmed.discard(bot_id)
-        self.owed.pop(bot_id, None)
-        self.draining.discard(bot_id)
+        self._let_go([bot_id])
         await self._command("UNSUBSCRIBE", self._channel(bot_id))
         if bot_id not in self.used:
             self._bots_by_key.pop(self._inbox_key(bot_id), None)

@@ -57,6 +57,7 @@ ONLINE = "online"  # the key of the board of bots online (``RedisMailbox``; the 
 # The messages that open and close a bot's part in a match: the bot's mailbox keys get their
 # expiry with these, once a match, not with every turn.
 LIFETIME_KINDS = frozenset({"match_started", "match_ended"})
+DEAF_FOR = 10.0  # seconds a gateway found not listening on its post channel is not published to
 
 
 class Mailbox:
@@ -447,7 +448,10 @@ class _ReplyDesk:
     def _post(self, key: tuple[str, int], word: dict[str, Any]) -> None:
         """Hand ``word`` (an answer or a note) to the runner awaiting ``key``. An answer or a
         ``back`` note that comes while a ``left`` note is still unread takes its place: the
-        runner acts on what matters most, and no answer is lost behind a note."""
+        runner acts on what matters most, and no answer is lost behind a note. A note says
+        the bot moved: its gateway is looked up again."""
+        if _rank(word) < ANSWER and key in self.bots:
+            self.mailbox.forget_route(self.bots[key])
         future = self.waiting.get(key)
         if future is None:
             return
@@ -459,6 +463,7 @@ class _ReplyDesk:
 
     def _back(self, bot_id: str) -> None:
         """The bot is on a new stream: each of its awaited turns is to be sent again."""
+        self.mailbox.forget_route(bot_id)
         for key in [key for key, bot in self.bots.items() if bot == bot_id]:
             self._post(key, {"back": True})
 
@@ -499,6 +504,12 @@ class RedisMailbox(Mailbox):
         # it (``watch_inboxes=False``, or a Redis that refuses notifications) a BLPOP per bot.
         self.watch_inboxes = watch_inboxes
         self._watches: dict[int, InboxWatch] = {}
+        self._served: dict[int, set[str]] = defaultdict(set)  # per loop, the gateways claiming there
+        # Where each bot's gateway listens (bot -> gateway), learnt from its holder when a
+        # match starts or a turn is sent again, forgotten when the bot moves; and the
+        # gateways found not listening, until when they are not tried (monotonic).
+        self._routes: dict[str, str] = {}
+        self._deaf: dict[str, float] = {}
         self._scripts: dict[str, Any] = {}
         self.prefix = prefix
         self.presence_ttl = presence_ttl
@@ -584,13 +595,18 @@ class RedisMailbox(Mailbox):
                     await pool.release(connection)
         raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
-    def _deliver_commands(self, bot_id: str, message: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """The commands that queue ``message`` for the bot. Nothing is kept per turn: a bot
-        that comes back on a new stream is sent its turns again by their runners, whose
+    def _deliver_commands(self, bot_id: str, message: dict[str, Any], route: str | None) -> list[tuple[Any, ...]]:
+        """The commands that queue ``message`` for the bot: published to its gateway's post
+        channel when ``route`` names it, else pushed to its inbox. Nothing is kept per turn: a
+        bot that comes back on a new stream is sent its turns again by their runners, whose
         desks are noted per bot when its part in a match starts (``desks:{bot}``) and
-        forgotten when it ends. The keys get their expiry then too, not with every turn."""
+        forgotten when it ends. The keys get their expiry then too, not with every turn. A
+        match's start, and a turn sent again, also look up the bot's gateway (the last
+        command: its holder)."""
         inbox = self._k("inbox", bot_id)
-        commands: list[tuple[Any, ...]] = [("RPUSH", inbox, json.dumps(message))]
+        data = json.dumps(message)
+        commands: list[tuple[Any, ...]] = [("PUBLISH", self._k("post", route), json.dumps([bot_id, message]))
+                                           if route is not None else ("RPUSH", inbox, data)]
         kind = message.get("kind")
         if kind in LIFETIME_KINDS:
             desks = self._k("desks", bot_id)
@@ -599,27 +615,57 @@ class RedisMailbox(Mailbox):
                 commands += [("HSET", desks, message["match_id"], self._desk().key), ("EXPIRE", desks, KEY_TTL)]
             else:
                 commands.append(("HDEL", desks, message["match_id"]))
+        if route is None and (kind == "match_started" or message.get("resent")):
+            commands.append(("GET", self._k("holder", bot_id)))
         return commands
+
+    async def _put(self, bot_id: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` for the bot. Once its gateway is known (``_routes``), one
+        ``PUBLISH`` to that gateway's post channel does it; a gateway that is gone or not
+        listening hears nothing (no subscriber), and the message goes to the bot's inbox,
+        where whichever gateway holds the bot next takes it. A gateway that gets a message
+        for a bot it no longer serves pushes it there too (``InboxWatch``)."""
+        route = self._routes.get(bot_id)
+        if route is not None and self._deaf.get(route, 0.0) > time.monotonic():
+            route = None
+        commands = self._deliver_commands(bot_id, message, route)
+        replies = await self._send(*commands)
+        if route is not None:
+            if replies[0]:
+                return
+            # Nobody listens there: its gateway died or waits per bot. Not tried for a while.
+            self._deaf[route] = time.monotonic() + DEAF_FOR
+            self._routes.pop(bot_id, None)
+            commands = self._deliver_commands(bot_id, message, None)
+            replies = await self._send(*commands)
+        if commands[-1][0] == "GET":
+            gateway = _gateway_of(replies[-1] or "")
+            if gateway is not None and self._deaf.get(gateway, 0.0) <= time.monotonic():
+                self._routes[bot_id] = gateway
+
+    def forget_route(self, bot_id: str) -> None:
+        """The bot moved (a new stream, or its stream closed): its next messages go to its
+        inbox until its gateway is looked up again."""
+        self._routes.pop(bot_id, None)
 
     async def _pop(self, key: str, timeout: float) -> Any:
         (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)), waits=True)
         return json.loads(got[1]) if got else None
 
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
-        await self._send(*self._deliver_commands(bot_id, message))
+        await self._put(bot_id, message)
 
     async def ask(self, bot_id: str, turn: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         # The answer comes to this loop's reply desk: expected before the turn goes out.
         desk = self._desk()
         desk.expect(turn["match_id"], turn["turn_id"], bot_id)
-        await self._send(*self._deliver_commands(bot_id, turn | {"reply_to": desk.key}))
+        await self._put(bot_id, turn | {"reply_to": desk.key})
         return await desk.wait(turn["match_id"], turn["turn_id"], timeout)
 
     async def resend(self, bot_id: str, turn: dict[str, Any]) -> None:
         desk = self._desk()
         desk.expect(turn["match_id"], turn["turn_id"], bot_id)
-        message = turn | {"reply_to": desk.key, "resent": True}
-        await self._send(("RPUSH", self._k("inbox", bot_id), json.dumps(message)))
+        await self._put(bot_id, turn | {"reply_to": desk.key, "resent": True})
 
     def _watch(self) -> InboxWatch | None:
         """This event loop's inbox watch, started on first use (None when not wanted)."""
@@ -628,8 +674,17 @@ class RedisMailbox(Mailbox):
         loop = id(asyncio.get_running_loop())
         watch = self._watches.get(loop)
         if watch is None or (watch.listener.done() and watch.supported is not False) or watch.idle:
-            watch = self._watches[loop] = InboxWatch(self._url, lambda bot_id: self._k("inbox", bot_id), self._names)
+            watch = self._watches[loop] = InboxWatch(
+                self._url, lambda bot_id: self._k("inbox", bot_id), lambda gateway: self._k("post", gateway),
+                self._spill, self._names)
+            for gateway in self._served[loop]:
+                watch.serve(gateway)
         return watch
+
+    async def _spill(self, bot_id: str, messages: list[dict[str, Any]]) -> None:
+        """Messages published to this gateway for a bot it no longer serves: to the bot's inbox."""
+        inbox = self._k("inbox", bot_id)
+        await self._send(*(("RPUSH", inbox, json.dumps(message)) for message in messages), ("EXPIRE", inbox, KEY_TTL))
 
     async def _take(self, inbox: str) -> dict[str, Any] | None:
         (got,) = await self._send(("LPOP", inbox))
@@ -664,7 +719,7 @@ class RedisMailbox(Mailbox):
         if desk is not None:
             desk.forget(match_id, turn_id)
         if result is not None:
-            await self._send(("RPUSH", self._k("inbox", bot_id), json.dumps(result)))
+            await self._put(bot_id, result)
 
     async def post_move(self, match_id: str, turn_id: int, move: dict[str, Any], reply_to: str = "",
                         settled_for: str = "") -> None:
@@ -696,6 +751,13 @@ class RedisMailbox(Mailbox):
         now = time.time()
         presence = int(self.presence_ttl * 1000)
         gateway = _gateway_of(connection)
+        watch = self._watch()
+        if gateway is not None and watch is not None:
+            # Runners that look up the bot's holder publish its messages to this gateway:
+            # they wait here for its stream from now on.
+            self._served[id(asyncio.get_running_loop())].add(gateway)
+            watch.serve(gateway)
+            watch.follow(bot_id)
         holder: tuple[Any, ...] = ("SET", self._k("holder", bot_id), connection)
         # A gateway's stream lives while its gateway's heartbeat does (``renew_all``); any
         # other claim lasts its presence time unless claimed again.

@@ -97,10 +97,11 @@ def test_idle_bots_cost_redis_nothing_and_a_gateway_one_connection_to_wait_on(
     # A wait of its own per bot made again every second would be 18 BLPOPs here.
     assert idle["blpop"] + idle["lpop"] == 0, idle
     assert idle.total() <= 6, idle  # the counting's own INFO, at most a heartbeat's trip
-    # No connection waits for a bot's messages of its own: one subscription tells of them all.
+    # No connection waits for a bot's messages of its own: one subscription tells of them all
+    # (each bot's inbox, and the gateway's post channel).
     connections = gateway_connections(client)
     assert not [entry for entry in connections if entry["cmd"] == "blpop"], connections
-    assert [int(entry["sub"]) for entry in connections if int(entry["sub"])] == [BOTS], connections
+    assert [int(entry["sub"]) for entry in connections if int(entry["sub"])] == [BOTS + 1], connections
     # And the bots still get their messages: a match between two of them plays in full.
     result = play(RedisMailbox(url, prefix=prefix, presence_ttl=60.0), "after-idle", 3)
     assert {d.code for d in result.decisions} - {"forced"} == {"ok"}
