@@ -69,7 +69,8 @@ class InboxWatch:
     ``inbox_key(bot)`` is the key of a bot's inbox."""
 
     def __init__(self, url: str, inbox_key: Callable[[str], str], post_channel: Callable[[str], str],
-                 spill: Callable[[str, list[dict[str, Any]]], Awaitable[None]], names: dict[str, Any]) -> None:
+                 spill: Callable[[str, list[dict[str, Any]]], Awaitable[None]],
+                 resubscribed: Callable[[list[str]], Awaitable[None]], names: dict[str, Any]) -> None:
         import redis.asyncio as aioredis
 
         # No read timeout: the connection waits for Redis's word as long as it takes.
@@ -87,6 +88,7 @@ class InboxWatch:
         self._post_channel = post_channel
         self.posts: dict[str, str] = {}  # post channel -> the gateway served here
         self._spill = spill  # pushes a bot's messages to its inbox
+        self._resubscribed = resubscribed  # told which bots were followed across a lost connection
         self._spilling: set[asyncio.Task[None]] = set()
         self.draining: set[str] = set()  # bots whose inbox is popped until empty (just confirmed)
         self._waiting: dict[str, list[asyncio.Future[None]]] = defaultdict(list)
@@ -246,6 +248,8 @@ class InboxWatch:
                 if self.used or self.posts:
                     await connection.send_command("SUBSCRIBE", *self.posts,
                                                   *(self._channel(bot) for bot in self.used))
+                if attempt and self.used:  # what was published here meanwhile is lost: sent again
+                    self._later(self._resubscribed(list(self.used)))
                 attempt = 0
                 while True:
                     # Under RESP3 the notifications are pushes, read only when asked for.

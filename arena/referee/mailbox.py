@@ -626,8 +626,9 @@ class RedisMailbox(Mailbox):
         where whichever gateway holds the bot next takes it. A gateway that gets a message
         for a bot it no longer serves pushes it there too (``InboxWatch``)."""
         route = self._routes.get(bot_id)
-        if route is not None and self._deaf.get(route, 0.0) > time.monotonic():
-            route = None
+        if route is not None and (self._deaf.get(route, 0.0) > time.monotonic()
+                                  or message.get("kind") == "match_started"):
+            route = None  # a match's start looks the bot's gateway up afresh
         commands = self._deliver_commands(bot_id, message, route)
         replies = await self._send(*commands)
         if route is not None:
@@ -676,7 +677,7 @@ class RedisMailbox(Mailbox):
         if watch is None or (watch.listener.done() and watch.supported is not False) or watch.idle:
             watch = self._watches[loop] = InboxWatch(
                 self._url, lambda bot_id: self._k("inbox", bot_id), lambda gateway: self._k("post", gateway),
-                self._spill, self._names)
+                self._spill, self._resubscribed, self._names)
             for gateway in self._served[loop]:
                 watch.serve(gateway)
         return watch
@@ -771,14 +772,26 @@ class RedisMailbox(Mailbox):
             ("ZADD", self._k(ONLINE), repr(now + self.presence_ttl), bot_id),
             ("HVALS", self._k("desks", bot_id)))
         self._claimed[bot_id] = time.monotonic()
-        # The runners of the bot's matches are told it is back: each sends its undecided turn
-        # again, to this stream. A desk not made yet (no answer came to it so far) is made, as
-        # an answer would make it, with the expiry its listener renews.
+        await self._tell_back({bot_id: playing or []})
+
+    async def _tell_back(self, desks: dict[str, list[str]]) -> None:
+        """The runners of each bot's matches (bot -> their desks) are told it is back: each
+        sends its undecided turn again, to the bot's inbox. A desk not made yet (no answer
+        came to it so far) is made, as an answer would make it, with the expiry its listener
+        renews."""
         back: list[tuple[Any, ...]] = []
-        for desk in sorted(set(playing or ())):
-            back += [("XADD", desk, "*", "back", bot_id), ("EXPIRE", desk, DESK_TTL)]
+        for bot_id, playing in desks.items():
+            for desk in sorted(set(playing)):
+                back += [("XADD", desk, "*", "back", bot_id), ("EXPIRE", desk, DESK_TTL)]
         if back:
             await self._send(*back)
+
+    async def _resubscribed(self, bot_ids: list[str]) -> None:
+        """This loop's inbox watch lost its connection and has it again: messages published
+        to it meanwhile may be lost, so the runners of its bots' matches are told the bots
+        are back, and send their undecided turns again."""
+        playing = await self._send(*(("HVALS", self._k("desks", bot_id)) for bot_id in bot_ids))
+        await self._tell_back({bot_id: desks or [] for bot_id, desks in zip(bot_ids, playing, strict=True)})
 
     async def renew_all(self, gateway: str, held: dict[str, str]) -> dict[str, str | None]:
         # One trip for every bot the gateway holds: its own heartbeat, who holds each bot, and

@@ -165,3 +165,47 @@ def test_a_redis_that_refuses_notifications_gets_a_wait_per_bot(tmp_path: Any) -
 ])
 def test_the_notifications_needed_are_added_to_those_set(flags: str, wanted: str) -> None:
     assert needed_flags(flags) == wanted
+
+
+def test_a_lost_subscription_has_the_runners_send_their_turns_again(own_redis: str) -> None:
+    """Messages published to a gateway while its subscription is being lost go nowhere: once
+    it has its connection again, the runners of its bots' matches are told the bots are back
+    (their reply desks), and send their undecided turns again."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    client = redis.Redis.from_url(own_redis)
+
+    async def scenario() -> tuple[Any, float]:
+        gateway_box = RedisMailbox(own_redis, prefix=prefix, presence_ttl=60.0)
+        runner_box = RedisMailbox(own_redis, prefix=prefix, presence_ttl=60.0)
+        got: list[dict[str, Any]] = []
+
+        async def forward() -> None:
+            while True:
+                message = await gateway_box.collect("b0", 1.0)
+                if message is not None:
+                    got.append(message)
+
+        async def until(kind: str) -> None:
+            while not any(message["kind"] == kind for message in got):
+                await asyncio.sleep(0.01)
+
+        await gateway_box.claim("b0", "gw1.stream1")
+        forwarder = asyncio.create_task(forward())
+        try:
+            await runner_box.deliver("b0", {"kind": "match_started", "match_id": "m", "game": GAME})
+            await asyncio.wait_for(until("match_started"), 10)
+            assert runner_box._routes.get("b0") == "gw1"  # the turn is published to the gateway
+            asked = asyncio.create_task(runner_box.ask("b0", {"kind": "turn", "match_id": "m", "turn_id": 1}, 20))
+            await asyncio.wait_for(until("turn"), 10)
+            cut = time.monotonic()
+            assert await asyncio.to_thread(client.client_kill_filter, _type="pubsub") == 1
+            word = await asyncio.wait_for(asked, 30)
+            return word, time.monotonic() - cut
+        finally:
+            forwarder.cancel()
+            await gateway_box.close()
+            await runner_box.close()
+
+    word, took = asyncio.run(scenario())
+    assert word == {"back": True}, word
+    assert took < 5.0
