@@ -610,7 +610,10 @@ class RedisMailbox(Mailbox):
         kind = message.get("kind")
         if kind in LIFETIME_KINDS:
             desks = self._k("desks", bot_id)
-            commands.append(("EXPIRE", inbox, KEY_TTL))
+            # The inbox's expiry: when a match's start is pushed there, and at its end (what a
+            # gateway not listening was pushed meanwhile then expires too).
+            if route is None or kind == "match_ended":
+                commands.append(("EXPIRE", inbox, KEY_TTL))
             if kind == "match_started":
                 commands += [("HSET", desks, message["match_id"], self._desk().key), ("EXPIRE", desks, KEY_TTL)]
             else:
@@ -626,9 +629,8 @@ class RedisMailbox(Mailbox):
         where whichever gateway holds the bot next takes it. A gateway that gets a message
         for a bot it no longer serves pushes it there too (``InboxWatch``)."""
         route = self._routes.get(bot_id)
-        if route is not None and (self._deaf.get(route, 0.0) > time.monotonic()
-                                  or message.get("kind") == "match_started"):
-            route = None  # a match's start looks the bot's gateway up afresh
+        if route is not None and self._deaf.get(route, 0.0) > time.monotonic():
+            route = None
         commands = self._deliver_commands(bot_id, message, route)
         replies = await self._send(*commands)
         if route is not None:
@@ -640,9 +642,13 @@ class RedisMailbox(Mailbox):
             commands = self._deliver_commands(bot_id, message, None)
             replies = await self._send(*commands)
         if commands[-1][0] == "GET":
-            gateway = _gateway_of(replies[-1] or "")
-            if gateway is not None and self._deaf.get(gateway, 0.0) <= time.monotonic():
-                self._routes[bot_id] = gateway
+            self._learn_route(bot_id, replies[-1])
+
+    def _learn_route(self, bot_id: str, holder: str | None) -> None:
+        """The bot's gateway, from its holder (``{gateway}.{stream}``), unless found deaf."""
+        gateway = _gateway_of(holder or "")
+        if gateway is not None and self._deaf.get(gateway, 0.0) <= time.monotonic():
+            self._routes[bot_id] = gateway
 
     def forget_route(self, bot_id: str) -> None:
         """The bot moved (a new stream, or its stream closed): its next messages go to its
@@ -859,12 +865,14 @@ class RedisMailbox(Mailbox):
         last_heartbeat = lapses - self.presence_ttl if lapses is not None else 0.0
         return max(float(seen) if seen is not None else 0.0, last_heartbeat)
 
-    # Live matches are a sorted set scored by entry time; entries older than KEY_TTL are
-    # dropped first, so a worker that died mid-match cannot hold a slot for ever.
+    # Live matches are a sorted set scored by entry time; when it is full, entries older than
+    # KEY_TTL are dropped first, so a worker that died mid-match cannot hold a slot for ever.
     _ENTER = (
-        "redis.call('zremrangebyscore', KEYS[1], '-inf', ARGV[1] - ARGV[4]) "
         "if redis.call('zscore', KEYS[1], ARGV[2]) then return 1 end "
-        "if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end "
+        "if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then "
+        "  redis.call('zremrangebyscore', KEYS[1], '-inf', ARGV[1] - ARGV[4]) "
+        "  if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end "
+        "end "
         "redis.call('zadd', KEYS[1], ARGV[1], ARGV[2]) redis.call('expire', KEYS[1], ARGV[4]) return 1"
     )
 
@@ -880,7 +888,9 @@ class RedisMailbox(Mailbox):
         await self.redis.set(self._k("prefs", bot_id), json.dumps(prefs), ex=KEY_TTL)
 
     async def prefs(self, bot_id: str) -> dict[str, Any]:
-        raw = await self.redis.get(self._k("prefs", bot_id))
+        # Read before a match starts: the bot's gateway is looked up in the same trip.
+        ((raw, holder),) = await self._send(("MGET", self._k("prefs", bot_id), self._k("holder", bot_id)))
+        self._learn_route(bot_id, holder)
         return json.loads(raw) if raw else {}
 
     async def set_revoked(self, bot_id: str, revoked: bool) -> None:
