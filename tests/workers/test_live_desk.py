@@ -55,7 +55,10 @@ def test_forty_matches_in_play_on_the_same_threads(embedded):
 
 
 def test_a_full_desk_makes_the_next_hand_over_wait(embedded):
-    tid, ids = paced_matches(embedded, bots=2)  # two matches of about a second each
+    # Two matches of a second or more each: a bot thinks only on its real choices (forced
+    # decisions are the referee's), about a dozen a match, and at 0.03 s each the matches
+    # sometimes ended before the check below.
+    tid, ids = paced_matches(embedded, bots=2, think=0.1)
     _, more = paced_matches(embedded, bots=2, seed=9)
     desk = live.LiveDesk(2)
     assert desk.hand_over(ids[:1]) == ids[:1] and desk.hand_over(ids[1:2]) == ids[1:2]
