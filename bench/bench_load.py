@@ -23,7 +23,8 @@ Against the floor (``bench/floor.py``), measured first in the same run: a bare `
 server echoing on one stream, and holding as many idle streams as there are bots. Printed as
 ratios, with a line per goal: the server's CPU per external move (live worker + gateways) <= 3 x
 the floor's CPU per round trip; the gateways' memory per connected bot (their RSS growth from
-before any bot connected to all connected and idle) <= 2 x the floor's per idle stream.
+before any bot connected to all connected and idle) <= 2 x the floor's per idle stream. And
+Redis's commands per external move (every process's, from its commandstats) <= 4.
 
 Sizes: ``BENCH_LOAD_BOTS`` (500), ``BENCH_LOAD_MATCHES`` (external matches, 1000: the target in
 flight), ``BENCH_LOAD_CONCURRENCY`` (the live worker's, default the matches),
@@ -52,6 +53,8 @@ from typing import Any
 
 from .floor import CPU_GOAL, MEMORY_GOAL, Floor, percentiles, status_field, verdict
 from .floor import measure as measure_floor
+
+REDIS_GOAL = 4.0  # Redis commands per external move, every process's together
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(ROOT / ".venv/bin/arena")
@@ -464,7 +467,8 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
     print(f"live worker threads (peak) {max((s['live_threads'] for s in sampler.samples), default=0):.0f}; "
           f"Redis clients (peak) {max((s['redis_clients'] for s in sampler.samples), default=0):.0f}")
     top = sorted(calls.items(), key=lambda kv: -kv[1])[:6]
-    print(f"Redis commands per external move: {sum(calls.values()) / moves:.1f} "
+    per_move = sum(calls.values()) / moves
+    print(f"Redis commands per external move: {per_move:.1f} "
           f"({', '.join(f'{k} {v / moves:.1f}' for k, v in top)})")
     print(f"CPU per external move: live worker {1000 * cpu['live'] / moves:.2f} ms, gateways "
           f"{1000 * cpu['gateways'] / moves:.2f} ms, fleets {1000 * cpu['fleets'] / moves:.2f} ms "
@@ -473,6 +477,7 @@ def report(sizes: Sizes, url: str, ids: list[int], elapsed: float, sampler: Samp
     against_floor(floor, p50, {role: 1000 * cpu[role] / moves for role in ("live", "gateways")},
                   [1024 * (mb - gateways_mb[0]) / bots for mb in (gateways_mb[1], peak_rss["gateways"])])
     codes = {k: v for k, v in found["codes"].items() if k != "ok"}
+    print(f"goal: Redis commands per external move <= {REDIS_GOAL:g}: {per_move:.1f}, {verdict(per_move, REDIS_GOAL)}")
     print(f"strikes {found['strikes']}, forfeits {found['forfeits']}, decision codes other than ok: {codes or 'none'}")
     live_log = processes.log("live").read_text(errors="replace")
     pool, renewals = live_log.count("QueuePool limit"), live_log.count("lease renewal of matches")

@@ -10,8 +10,9 @@ directly. Through the mailbox:
   it has been gone).
 
 Two implementations with the same behaviour: ``LocalMailbox`` (in-process, the embedded
-default) and ``RedisMailbox`` (lists, streams and keys in Redis, so a worker on one machine can
-run a match whose bots are connected to gateways on others).
+default) and ``RedisMailbox`` (channels, lists, streams and keys in Redis, so a worker on one
+machine can run a match whose bots are connected to gateways on others: a bot's messages are
+published to the gateway that holds it, or wait in its inbox list when none listens).
 
 Every message is a JSON-ready dict with a ``kind``. A bot that reconnects is sent its
 undecided turns again: the in-process mailbox keeps them per bot until decided; the Redis one
@@ -477,9 +478,13 @@ class _ReplyDesk:
 class RedisMailbox(Mailbox):
     """The mailbox in Redis.
 
-    Keys (all under ``prefix``): ``inbox:{bot}`` a list the gateway pops from when told of a
-    push by its one subscription for all its bots (``InboxWatch``; a ``BLPOP`` per bot where
-    Redis refuses keyspace notifications);
+    Keys (all under ``prefix``): ``post:{gateway}`` the channel a gateway listens on for the
+    messages of the bots it holds, where a runner publishes once it knows the bot's gateway
+    (from its holder, read with its preferences before a match starts, or when a turn is sent
+    again; forgotten when a note says the bot moved); ``inbox:{bot}`` a list for the messages
+    no gateway took that way (none known, none listening, or one no longer serving the bot),
+    which the gateway pops from when told of a push by its one subscription for all its bots
+    (``InboxWatch``; a ``BLPOP`` per bot where Redis refuses keyspace notifications);
     ``desks:{bot}`` the reply desk of each match the bot plays, to tell their runners it is
     back (both expire ``KEY_TTL`` after the bot's last match started or ended);
     ``desk:{id}`` one stream per runner loop where the gateway appends the answers to that
