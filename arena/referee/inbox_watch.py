@@ -278,7 +278,13 @@ class InboxWatch:
     def _on(self, reply: Any) -> None:
         kind, channel, data = reply[0], reply[1], reply[2]
         if kind == "message" and channel in self.posts:
-            bot_id, message = json.loads(data)
+            try:
+                bot_id, message = json.loads(data)
+                if not isinstance(bot_id, str) or not isinstance(message, dict) or "kind" not in message:
+                    raise ValueError("not [bot, message]")
+            except (ValueError, TypeError) as error:  # not a runner's: dropped, the rest goes on
+                log.warning("a message on %s that is not a bot's message was dropped: %s", channel, error)
+                return
             self._queue(bot_id, message)
             return
         bot_id = self._bot(channel)

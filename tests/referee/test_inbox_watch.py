@@ -209,3 +209,33 @@ def test_a_lost_subscription_has_the_runners_send_their_turns_again(own_redis: s
     word, took = asyncio.run(scenario())
     assert word == {"back": True}, word
     assert took < 5.0
+
+
+def test_a_malformed_post_is_dropped_and_the_gateway_listens_on(own_redis: str) -> None:
+    """Whatever else is published on a gateway's post channel (not JSON, not a bot and a
+    message) is dropped with a warning; the subscription stays, and the next message arrives."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    client = redis.Redis.from_url(own_redis)
+
+    async def scenario() -> tuple[dict[str, Any] | None, bool]:
+        gateway_box = RedisMailbox(own_redis, prefix=prefix, presence_ttl=60.0)
+        runner_box = RedisMailbox(own_redis, prefix=prefix, presence_ttl=60.0)
+        try:
+            await gateway_box.claim("b0", "gw1.stream1")
+            assert await gateway_box.collect("b0", 0.5) is None  # subscribed, nothing yet
+            watch = gateway_box._watch()
+            assert watch is not None
+            connection = watch._connection
+            for junk in ("not json", "[1, 2]", '["b0"]', '["b0", {"no": "kind"}]', "{}"):
+                assert await asyncio.to_thread(client.publish, f"{prefix}post:gw1", junk) == 1
+            await runner_box.prefs("b0")  # learns the route, as before a match
+            await runner_box.deliver("b0", {"kind": "match_started", "match_id": "m", "game": GAME})
+            got = await gateway_box.collect("b0", 5.0)
+            return got, watch._connection is connection and connection is not None
+        finally:
+            await gateway_box.close()
+            await runner_box.close()
+
+    got, same_connection = asyncio.run(scenario())
+    assert got is not None and got["kind"] == "match_started"
+    assert same_connection
