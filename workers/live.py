@@ -32,6 +32,7 @@ from typing import Any
 
 from arena.errors import first_line
 from arena.referee import Clock, MatchResult, Player
+from arena.referee.loops import new_event_loop
 from arena.referee.match import run_match
 from arena.tournaments.play import ClaimedBatch, claim
 
@@ -50,7 +51,7 @@ class EventLoopThread:
     """An asyncio loop running for ever in a thread of its own."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-live-loop", daemon=True)
         self.thread.start()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from arena.clock import Clock
 from arena.errors import ArenaError, BadInput
+from arena.referee.loops import new_event_loop
 from arena.server.settings import ServerSettings
 from arena.store.statuses import MatchStatus
 
@@ -92,7 +93,8 @@ def run_serve(args: argparse.Namespace) -> int:
         web = start_web_process(args.web)
         logging.getLogger("arena.serve").info("web face on http://%s/ (process %d)", args.web, web.pid)
     try:
-        asyncio.run(serve.serve_forever(settings, port, model.gateway_metrics_address))
+        with asyncio.Runner(loop_factory=new_event_loop) as runner:
+            runner.run(serve.serve_forever(settings, port, model.gateway_metrics_address))
     finally:
         if web is not None:
             stop_process(web)

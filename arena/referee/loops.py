@@ -13,3 +13,13 @@ def loop_gone() -> bool:
     except RuntimeError:
         return True
     return False
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """An event loop for the live path: uvloop's where it is installed (a loop turn costs less
+    there than in asyncio's own, and an external move is mostly loop turns), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
