@@ -609,9 +609,8 @@ class RedisMailbox(Mailbox):
         match's start, and a turn sent again, also look up the bot's gateway (the last
         command: its holder)."""
         inbox = self._k("inbox", bot_id)
-        data = json.dumps(message)
         commands: list[tuple[Any, ...]] = [("PUBLISH", self._k("post", route), json.dumps([bot_id, message]))
-                                           if route is not None else ("RPUSH", inbox, data)]
+                                           if route is not None else ("RPUSH", inbox, json.dumps(message))]
         kind = message.get("kind")
         if kind in LIFETIME_KINDS:
             desks = self._k("desks", bot_id)
