@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import threading
 import time
@@ -36,6 +37,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .inbox_watch import InboxWatch
 from .loops import loop_gone
+from .shared_connection import SharedConnection, understood
 
 # How long mailbox keys outlive their use in Redis: long enough for any match, short enough
 # that a crashed worker leaves no garbage behind for ever.
@@ -59,6 +61,11 @@ ONLINE = "online"  # the key of the board of bots online (``RedisMailbox``; the 
 # expiry with these, once a match, not with every turn.
 LIFETIME_KINDS = frozenset({"match_started", "match_ended"})
 DEAF_FOR = 10.0  # seconds a gateway found not listening on its post channel is not published to
+# Seconds Redis has to answer a command (beyond the time it may block by design) before its
+# connection counts as lost: redis-py's own default socket timeout, applied here once per
+# exchange. (redis-py applies its socket timeout to every write as a task of its own, which
+# costs the move's path more loop turns than the write.)
+REPLY_TIMEOUT = 5.0
 
 
 class Mailbox:
@@ -186,6 +193,21 @@ class Mailbox:
 
     async def close(self) -> None:
         """Release resources."""
+
+
+@functools.cache
+def _bounded_redis() -> Any:
+    """redis.asyncio's client, each command's reply bounded by ``REPLY_TIMEOUT`` (its pool has
+    no socket timeout of its own, for ``_send``'s sake). Imported when first used: an
+    embedded arena never loads redis.asyncio."""
+    import redis.asyncio as aioredis
+
+    class BoundedRedis(aioredis.Redis):  # type: ignore[misc]
+        async def execute_command(self, *args: Any, **options: Any) -> Any:
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                return await super().execute_command(*args, **options)
+
+    return BoundedRedis
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -390,11 +412,17 @@ class _ReplyDesk:
         still come."""
         key = (match_id, int(turn_id))
         future = self.waiting[key]
+        if future.cancelled():  # an earlier wait was cancelled with it
+            future = self.waiting[key] = asyncio.get_running_loop().create_future()
         if not future.done():
+            # Awaited as it is (not shielded: a shield costs the move two more callbacks). A
+            # time-out cancels it, and the turn is expected again on a fresh one.
             try:
                 async with asyncio.timeout(max(timeout, 0.0)):
-                    await asyncio.shield(future)
+                    await future
             except TimeoutError:
+                if future.cancelled() and self.waiting.get(key) is future:
+                    self.waiting[key] = asyncio.get_running_loop().create_future()
                 return None
         # A word that came after the one that woke this wait may have outranked it (_post).
         future = self.waiting.get(key, future)
@@ -425,7 +453,7 @@ class _ReplyDesk:
                     await self.mailbox._send(("EXPIRE", self.key, DESK_TTL), ("XTRIM", self.key, "MINID", last))
                     renewed, unread_trimmed = loop.time(), 0
                 (got,) = await self.mailbox._send(("XREAD", "COUNT", DESK_BATCH, "BLOCK", int(LISTEN_WAIT * 1000),
-                                                   "STREAMS", self.key, last), waits=True)
+                                                   "STREAMS", self.key, last), waits=LISTEN_WAIT)
                 attempt = 0
             except asyncio.CancelledError:
                 raise
@@ -458,7 +486,7 @@ class _ReplyDesk:
             return
         if not future.done():
             future.set_result(word)
-        elif _rank(word) > _rank(future.result()):
+        elif future.cancelled() or _rank(word) > _rank(future.result()):
             replaced = self.waiting[key] = asyncio.get_running_loop().create_future()
             replaced.set_result(word)
 
@@ -504,6 +532,10 @@ class RedisMailbox(Mailbox):
         self._url = url
         self._clients: dict[int, Any] = {}
         self._waits: dict[int, Any] = {}
+        # Per loop, the one connection its commands that answer at once share (``_send``),
+        # where the URL says nothing redis-py's connections would have to do for it (TLS).
+        self._shared: dict[int, SharedConnection] = {}
+        self._sharing = understood(url)
         self._desks: dict[int, _ReplyDesk] = {}
         # Per loop, one subscription told of pushes to the inboxes collected there; without
         # it (``watch_inboxes=False``, or a Redis that refuses notifications) a BLPOP per bot.
@@ -535,8 +567,8 @@ class RedisMailbox(Mailbox):
         if client is None:
             pool = aioredis.BlockingConnectionPool.from_url(
                 self._url, max_connections=self.brief_connections, timeout=BRIEF_WAIT, decode_responses=True,
-                **self._names)
-            client = self._clients[loop] = aioredis.Redis.from_pool(pool)
+                socket_timeout=None, **self._names)
+            client = self._clients[loop] = _bounded_redis().from_pool(pool)
         return client
 
     def _waiting(self) -> Any:
@@ -548,7 +580,8 @@ class RedisMailbox(Mailbox):
         pool = self._waits.get(loop)
         if pool is None:
             pool = self._waits[loop] = aioredis.ConnectionPool.from_url(
-                self._url, max_connections=MAX_CONNECTIONS, decode_responses=True, **self._names)
+                self._url, max_connections=MAX_CONNECTIONS, decode_responses=True, socket_timeout=None,
+                **self._names)
         return pool
 
     def _k(self, *parts: Any) -> str:
@@ -562,43 +595,59 @@ class RedisMailbox(Mailbox):
             desk = self._desks[loop] = _ReplyDesk(self)
         return desk
 
-    async def _send(self, *commands: tuple[Any, ...], waits: bool = False) -> list[Any]:
-        """``commands`` pipelined on one pooled connection: one write, then their replies.
+    async def _send(self, *commands: tuple[Any, ...], waits: float = 0.0) -> list[Any]:
+        """``commands`` written together, then their replies.
 
         redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
         bookkeeping than the round trip itself; the move's path goes through here, as plain
-        commands (a script would add its own call to every count). A connection that fails
-        or is interrupted mid-reply (a cancelled wait) is dropped, so no reply is left behind
-        on it; a lost connection is tried again twice, shortly (as redis-py retries its own
-        commands), then it is a ``redis`` ``ConnectionError``. ``waits``: a command among them
-        blocks until something arrives (``_waiting``)."""
-        pool = self._waiting() if waits else self.redis.connection_pool
+        commands (a script would add its own call to every count), on the connection the
+        loop's quick commands share (``SharedConnection``). A lost connection is tried again
+        twice, shortly (as redis-py retries its own commands), then it is a ``redis``
+        ``ConnectionError``; so is one whose replies take ``REPLY_TIMEOUT`` seconds.
+        ``waits``: the seconds a command among them may block until something arrives: those
+        go on a connection of their own (``_waiting``), which is dropped if the wait is
+        interrupted, so no reply is left behind on it."""
         failure: BaseException | None = None
         for attempt in range(SEND_ATTEMPTS):
             if attempt:
                 await asyncio.sleep(0.05 * attempt)
             try:
-                connection = await pool.get_connection()
-            except (OSError, RedisConnectionError, RedisTimeoutError) as error:
+                if waits or not self._sharing:
+                    return await self._send_pooled(commands, waits)
+                return await self._send_shared(commands)
+            except (OSError, RedisConnectionError, RedisTimeoutError) as error:  # TimeoutError is an OSError
                 failure = error
-                continue
-            closing = False
-            try:
+        raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
+
+    async def _send_shared(self, commands: tuple[tuple[Any, ...], ...]) -> list[Any]:
+        loop = asyncio.get_running_loop()
+        shared = self._shared.get(id(loop))
+        if shared is None or shared.loop is not loop:
+            shared = self._shared[id(loop)] = SharedConnection(self._url, self._names.get("client_name"))
+        try:
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                return await shared.execute(commands)
+        except TimeoutError:
+            shared.drop(RedisConnectionError("Redis did not answer in time"))
+            raise
+
+    async def _send_pooled(self, commands: tuple[tuple[Any, ...], ...], waits: float) -> list[Any]:
+        pool = self._waiting() if waits else self.redis.connection_pool
+        connection = await pool.get_connection()
+        closing = False
+        try:
+            async with asyncio.timeout(waits + REPLY_TIMEOUT):
                 await connection.send_packed_command(connection.pack_commands(commands))
                 return [await connection.read_response() for _ in commands]
-            except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-                failure = error
-                await connection.disconnect()
-            except BaseException as error:
-                if isinstance(error, GeneratorExit) or loop_gone():
-                    closing = True  # its loop is gone (redis-py may have turned the exit into another error)
-                    raise
-                await connection.disconnect()
+        except BaseException as error:
+            if isinstance(error, GeneratorExit) or loop_gone():
+                closing = True  # its loop is gone (redis-py may have turned the exit into another error)
                 raise
-            finally:
-                if not closing:
-                    await pool.release(connection)
-        raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
+            await connection.disconnect()
+            raise
+        finally:
+            if not closing:
+                await pool.release(connection)
 
     def _deliver_commands(self, bot_id: str, message: dict[str, Any], route: str | None) -> list[tuple[Any, ...]]:
         """The commands that queue ``message`` for the bot: published to its gateway's post
@@ -660,7 +709,8 @@ class RedisMailbox(Mailbox):
         self._routes.pop(bot_id, None)
 
     async def _pop(self, key: str, timeout: float) -> Any:
-        (got,) = await self._send(("BLPOP", key, max(timeout, 0.01)), waits=True)
+        wait = max(timeout, 0.01)
+        (got,) = await self._send(("BLPOP", key, wait), waits=wait)
         return json.loads(got[1]) if got else None
 
     async def deliver(self, bot_id: str, message: dict[str, Any]) -> None:
@@ -836,10 +886,9 @@ class RedisMailbox(Mailbox):
 
     async def online(self) -> list[str]:
         now = time.time()
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.zremrangebyscore(self._k(ONLINE), "-inf", now - KEY_TTL)
-        pipe.zrangebyscore(self._k(ONLINE), now, "+inf")
-        return sorted((await pipe.execute())[1])
+        replies = await self._send(("MULTI",), ("ZREMRANGEBYSCORE", self._k(ONLINE), "-inf", now - KEY_TTL),
+                                   ("ZRANGEBYSCORE", self._k(ONLINE), now, "+inf"), ("EXEC",))
+        return sorted(replies[-1][1])
 
     # The holder, while it lives: a gateway's stream while its gateway's heartbeat does.
     _HOLDER = (
@@ -861,12 +910,9 @@ class RedisMailbox(Mailbox):
     async def offline_since(self, bot_id: str) -> float | None:
         if await self.holder(bot_id) is not None:
             return None
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.get(self._k("seen", bot_id))
-        pipe.zscore(self._k(ONLINE), bot_id)
-        seen, lapses = await pipe.execute()
+        seen, lapses = await self._send(("GET", self._k("seen", bot_id)), ("ZSCORE", self._k(ONLINE), bot_id))
         # Gone since it left (``seen``), or since its gateway's last heartbeat for it.
-        last_heartbeat = lapses - self.presence_ttl if lapses is not None else 0.0
+        last_heartbeat = float(lapses) - self.presence_ttl if lapses is not None else 0.0
         return max(float(seen) if seen is not None else 0.0, last_heartbeat)
 
     # Live matches are a sorted set scored by entry time; when it is full, entries older than
@@ -913,6 +959,9 @@ class RedisMailbox(Mailbox):
         for watch in self._watches.values():
             await watch.close()
         self._watches.clear()
+        for shared in self._shared.values():
+            shared.close()
+        self._shared.clear()
         for client in [*self._clients.values(), *self._waits.values()]:
             try:
                 await client.aclose()

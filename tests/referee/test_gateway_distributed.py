@@ -173,8 +173,9 @@ def test_a_runners_redis_connections_do_not_follow_its_matches_in_flight(
     assert len(results) == in_flight
     for result in results:
         assert {d.code for d in result.decisions} - {"forced"} == {"ok"}
-    # Two for the commands, one for the reply stream's listener.
-    assert len(held) > 20 and max(held) <= 3, f"the runner held up to {max(held)} Redis connections"
+    # One the move's commands share, two for the other brief commands, one for the reply
+    # stream's listener.
+    assert len(held) > 20 and max(held) <= 4, f"the runner held up to {max(held)} Redis connections"
 
 
 async def alice_against_bob(box: RedisMailbox, match_id: str, seed: int) -> Any:
