@@ -392,6 +392,7 @@ class _ReplyDesk:
     def __init__(self, mailbox: RedisMailbox) -> None:
         self.mailbox = mailbox
         self.key = mailbox._k("desk", uuid.uuid4().hex)
+        self.line = mailbox.own_connection()  # for the listener's blocking reads
         self.waiting: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = {}
         self.bots: dict[tuple[str, int], str] = {}  # whose turn each awaited answer is
         self.listener = asyncio.ensure_future(self._listen())
@@ -453,7 +454,8 @@ class _ReplyDesk:
                     await self.mailbox._send(("EXPIRE", self.key, DESK_TTL), ("XTRIM", self.key, "MINID", last))
                     renewed, unread_trimmed = loop.time(), 0
                 (got,) = await self.mailbox._send(("XREAD", "COUNT", DESK_BATCH, "BLOCK", int(LISTEN_WAIT * 1000),
-                                                   "STREAMS", self.key, last), waits=LISTEN_WAIT)
+                                                   "STREAMS", self.key, last), waits=LISTEN_WAIT,
+                                                  line=self.line)
                 attempt = 0
             except asyncio.CancelledError:
                 raise
@@ -501,6 +503,8 @@ class _ReplyDesk:
             self.listener.cancel()
         except RuntimeError:  # its loop is already closed
             pass
+        if self.line is not None:
+            self.line.close()
 
 
 class RedisMailbox(Mailbox):
@@ -595,7 +599,8 @@ class RedisMailbox(Mailbox):
             desk = self._desks[loop] = _ReplyDesk(self)
         return desk
 
-    async def _send(self, *commands: tuple[Any, ...], waits: float = 0.0) -> list[Any]:
+    async def _send(self, *commands: tuple[Any, ...], waits: float = 0.0,
+                    line: SharedConnection | None = None) -> list[Any]:
         """``commands`` written together, then their replies.
 
         redis-py's ``Pipeline`` (and, less so, each ``execute_command``) costs more in
@@ -605,30 +610,44 @@ class RedisMailbox(Mailbox):
         twice, shortly (as redis-py retries its own commands), then it is a ``redis``
         ``ConnectionError``; so is one whose replies take ``REPLY_TIMEOUT`` seconds.
         ``waits``: the seconds a command among them may block until something arrives: those
-        go on a connection of their own (``_waiting``), which is dropped if the wait is
-        interrupted, so no reply is left behind on it."""
+        go on a connection of their own: ``line`` when given (one a single caller waits on,
+        such as a reply desk's), else one of ``_waiting``, dropped if the wait is interrupted,
+        so no reply is left behind on it."""
         failure: BaseException | None = None
         for attempt in range(SEND_ATTEMPTS):
             if attempt:
                 await asyncio.sleep(0.05 * attempt)
             try:
+                if line is not None:
+                    return await self._send_on(line, commands, waits)
                 if waits or not self._sharing:
                     return await self._send_pooled(commands, waits)
-                return await self._send_shared(commands)
+                return await self._send_on(self._shared_connection(), commands, 0.0)
             except (OSError, RedisConnectionError, RedisTimeoutError) as error:  # TimeoutError is an OSError
                 failure = error
         raise RedisConnectionError(f"the mailbox's Redis did not answer: {failure}") from failure
 
-    async def _send_shared(self, commands: tuple[tuple[Any, ...], ...]) -> list[Any]:
+    def _shared_connection(self) -> SharedConnection:
+        """This loop's connection for commands that answer at once."""
         loop = asyncio.get_running_loop()
         shared = self._shared.get(id(loop))
         if shared is None or shared.loop is not loop:
             shared = self._shared[id(loop)] = SharedConnection(self._url, self._names.get("client_name"))
+        return shared
+
+    def own_connection(self) -> SharedConnection | None:
+        """A connection for one caller's blocking reads (``_send``'s ``line``), where the URL
+        allows one; None: the pool's."""
+        return SharedConnection(self._url, self._names.get("client_name")) if self._sharing else None
+
+    async def _send_on(self, line: SharedConnection, commands: tuple[tuple[Any, ...], ...],
+                       waits: float) -> list[Any]:
+        # A caller that stops waiting leaves its replies to be read off the line and dropped.
         try:
-            async with asyncio.timeout(REPLY_TIMEOUT):
-                return await shared.execute(commands)
+            async with asyncio.timeout(waits + REPLY_TIMEOUT):
+                return await line.execute(commands)
         except TimeoutError:
-            shared.drop(RedisConnectionError("Redis did not answer in time"))
+            line.drop(RedisConnectionError("Redis did not answer in time"))
             raise
 
     async def _send_pooled(self, commands: tuple[tuple[Any, ...], ...], waits: float) -> list[Any]:
