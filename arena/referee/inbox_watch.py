@@ -66,9 +66,9 @@ def needed_flags(flags: str) -> str:
 
 class InboxWatch:
     """Keyspace notifications for one event loop's inboxes (see the module's docstring).
-    ``inbox_key(bot)`` is the key of a bot's inbox."""
+    A bot's inbox is the key ``inbox_prefix`` followed by the bot's id."""
 
-    def __init__(self, url: str, inbox_key: Callable[[str], str], post_channel: Callable[[str], str],
+    def __init__(self, url: str, inbox_prefix: str, post_channel: Callable[[str], str],
                  spill: Callable[[str, list[dict[str, Any]]], Awaitable[None]],
                  resubscribed: Callable[[list[str]], Awaitable[None]], names: dict[str, Any]) -> None:
         import redis.asyncio as aioredis
@@ -77,8 +77,7 @@ class InboxWatch:
         self._pool = aioredis.ConnectionPool.from_url(url, decode_responses=True, socket_timeout=None, **names)
         db = self._pool.connection_kwargs.get("db", 0)
         self._channels = f"__keyspace@{db}__:"
-        self._inbox_key = inbox_key
-        self._bots_by_key: dict[str, str] = {}  # inbox key -> bot
+        self._inboxes = self._channels + inbox_prefix  # a bot's inbox channel, less its id
         self.used: dict[str, float] = {}  # bot -> its last collect (loop time): subscribed, or to be
         self.confirmed: set[str] = set()  # bots whose subscription Redis confirmed on this connection
         # Per bot, in the order told: messages published for it, and ``TAKE`` for each push to
@@ -100,12 +99,11 @@ class InboxWatch:
         self.listener = asyncio.ensure_future(self._listen())
 
     def _channel(self, bot_id: str) -> str:
-        key = self._inbox_key(bot_id)
-        self._bots_by_key[key] = bot_id
-        return self._channels + key
+        return self._inboxes + bot_id
 
     def _bot(self, channel: str) -> str | None:
-        return self._bots_by_key.get(channel.removeprefix(self._channels))
+        """The bot whose inbox ``channel`` tells of, or None for another channel."""
+        return channel[len(self._inboxes):] if channel.startswith(self._inboxes) else None
 
     def trusted(self, bot_id: str) -> bool:
         """Whether a push to the bot's inbox would be told now: if so, silence means empty."""
@@ -202,9 +200,6 @@ class InboxWatch:
             self._let_go(unused)
             if unused:
                 await self._command("UNSUBSCRIBE", *(self._channel(bot) for bot in unused))
-                for bot in unused:
-                    if bot not in self.used:  # not collected again meanwhile
-                        self._bots_by_key.pop(self._inbox_key(bot), None)
 
     async def _command(self, *args: str) -> None:
         """Write a (un)subscription on the watch's connection, if it is up: the listener reads
@@ -317,8 +312,6 @@ class InboxWatch:
             return
         self._let_go([bot_id])
         await self._command("UNSUBSCRIBE", self._channel(bot_id))
-        if bot_id not in self.used:
-            self._bots_by_key.pop(self._inbox_key(bot_id), None)
         if not self.used:
             await self.close()
 

@@ -755,16 +755,21 @@ class RedisMailbox(Mailbox):
         watch = self._watches.get(loop)
         if watch is None or (watch.listener.done() and watch.supported is not False) or watch.idle:
             watch = self._watches[loop] = InboxWatch(
-                self._url, lambda bot_id: self._k("inbox", bot_id), lambda gateway: self._k("post", gateway),
+                self._url, self._k("inbox", ""), lambda gateway: self._k("post", gateway),
                 self._spill, self._resubscribed, self._names)
             for gateway in self._served[loop]:
                 watch.serve(gateway)
         return watch
 
+    async def _to_inbox(self, bot_id: str, messages: list[dict[str, Any]], push: str = "RPUSH") -> None:
+        """``messages`` to the bot's inbox, at its end (``RPUSH``) or, one by one, at its front
+        (``LPUSH``), for whichever gateway holds the bot next."""
+        inbox = self._k("inbox", bot_id)
+        await self._send(*((push, inbox, json.dumps(message)) for message in messages), ("EXPIRE", inbox, KEY_TTL))
+
     async def _spill(self, bot_id: str, messages: list[dict[str, Any]]) -> None:
         """Messages published to this gateway for a bot it no longer serves: to the bot's inbox."""
-        inbox = self._k("inbox", bot_id)
-        await self._send(*(("RPUSH", inbox, json.dumps(message)) for message in messages), ("EXPIRE", inbox, KEY_TTL))
+        await self._to_inbox(bot_id, messages)
 
     async def _take(self, inbox: str) -> dict[str, Any] | None:
         (got,) = await self._send(("LPOP", inbox))
@@ -787,8 +792,7 @@ class RedisMailbox(Mailbox):
             await watch.unwatch(bot_id)
 
     async def requeue(self, bot_id: str, message: dict[str, Any]) -> None:
-        inbox = self._k("inbox", bot_id)
-        await self._send(("LPUSH", inbox, json.dumps(message)), ("EXPIRE", inbox, KEY_TTL))
+        await self._to_inbox(bot_id, [message], push="LPUSH")
 
     async def pending_turns(self, bot_id: str) -> list[dict[str, Any]]:
         return []  # kept by their runners, which send them again when the bot is back (``claim``)
