@@ -245,7 +245,8 @@ def claim(match_ids: Sequence[int], url: str | None = None) -> ClaimedBatch:
     lease = config.lease_seconds
     with db.transaction(url) as connection:
         specs = claim_matches(connection, match_ids, worker, config.max_attempts, lease)
-    tournaments = {spec.tournament_id for spec in specs} | failed_tournaments(match_ids, url)
+        over = failed_tournaments(connection, match_ids)
+    tournaments = {spec.tournament_id for spec in specs} | over
     return ClaimedBatch(specs, worker, url, config.elo_k, lease, {t for t in tournaments if t is not None})
 
 
@@ -366,15 +367,14 @@ def reschedule_failed(connection: Connection, tournament_id: int, match_ids: Seq
     return ids
 
 
-def failed_tournaments(match_ids: Sequence[int], url: str | None = None) -> set[int]:
+def failed_tournaments(connection: Connection, match_ids: Sequence[int]) -> set[int]:
     """Tournaments of ``match_ids`` that are over on the match side (done, failed or
-    cancelled), whose status may still need to be closed."""
-    with db.transaction(url) as connection:
-        return set(
-            connection.execute(
-                sa.select(match_t.c.tournament_id)
-                .where(match_t.c.id.in_(list(match_ids)), match_t.c.tournament_id.is_not(None),
-                       match_t.c.status.in_(MatchStatus.OVER))
-                .distinct()
-            ).scalars()
-        )
+    cancelled), whose status may still need to be closed (read in the claim's transaction)."""
+    return set(
+        connection.execute(
+            sa.select(match_t.c.tournament_id)
+            .where(match_t.c.id.in_(list(match_ids)), match_t.c.tournament_id.is_not(None),
+                   match_t.c.status.in_(MatchStatus.OVER))
+            .distinct()
+        ).scalars()
+    )
