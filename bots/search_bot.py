@@ -107,9 +107,13 @@ class RemoteSearchBot(Bot):
     want_sample_state = True
     max_matches = 2
 
-    def __init__(self, rules: RulesClient, seed: int | None = None, fraction: float = BUDGET_FRACTION) -> None:
+    def __init__(self, rules: RulesClient, seed: int | None = None, fraction: float = BUDGET_FRACTION,
+                 rollouts: int | None = None) -> None:
         self.rules = rules
         self.fraction = fraction
+        # At most this many continuations a decision (None: as many as the time allows). With a
+        # seed, a bot that reaches its count before its time plays the same on any machine.
+        self.per_decision = rollouts
         self._seed = random.Random(seed)
         self._lock = threading.Lock()
         self.searches = 0  # decisions that were searched (for tests and logs)
@@ -137,22 +141,25 @@ class RemoteSearchBot(Bot):
                  result.match.match_id, result.rank, self.searches, self.rollouts / max(1, self.searches))
 
     def search(self, turn: Turn, rng: random.Random) -> str:
-        """The legal action with the best mean rollout value within the time budget."""
+        """The legal action with the best mean rollout value within the time budget (and the
+        count of continuations, when one is set)."""
         stop = time.monotonic() + self.fraction * turn.deadline_ms / 1000
+        left = self.per_decision if self.per_decision is not None else math.inf
         seat = int(turn.observation["seat"])
         legal = list(turn.legal_actions)
         total = dict.fromkeys(legal, 0.0)
         count = dict.fromkeys(legal, 0)
         sample = json.dumps(turn.sample_state)
         world = sample
-        while time.monotonic() < stop:
+        while time.monotonic() < stop and left > 0:
             rng.shuffle(legal)  # no action is favoured when the budget ends mid-sweep
             for action in legal:
-                if time.monotonic() >= stop:
+                if time.monotonic() >= stop or left <= 0:
                     break
                 total[action] += self.rollout(world, seat, action, rng, stop)
                 count[action] += 1
                 self.rollouts += 1
+                left -= 1
             # A fresh world for every sweep: the sample is one guess at the hidden cards.
             world = self.rules.resample(sample, seat, rng.getrandbits(62))
         self.searches += 1
@@ -171,21 +178,26 @@ class RemoteSearchBot(Bot):
         return evaluate(reply, seat)
 
 
-def rules_from_argv(argv: list[str]) -> tuple[RulesClient, list[str]]:
+def rules_from_argv(argv: list[str]) -> tuple[RulesClient, argparse.Namespace, list[str]]:
     """The Rules client from ``--rules-address`` (default: ARENA_RULES_ADDRESS, else the
-    gateway's ``--address``: one server offers both), and the arguments left for the SDK. TLS
-    is the SDK's, as for the gateway: ``--ca``, else ARENA_TLS_CA, else ARENA_TLS=1."""
+    gateway's ``--address``: one server offers both), the search's own options (``--seed``,
+    ``--rollouts``) and the arguments left for the SDK. TLS is the SDK's, as for the gateway:
+    ``--ca``, else ARENA_TLS_CA, else ARENA_TLS=1."""
     ours = argparse.ArgumentParser(add_help=False)
     ours.add_argument("--rules-address", default=os.environ.get("ARENA_RULES_ADDRESS"))
+    ours.add_argument("--seed", type=int, default=None, help="the search's random seed")
+    ours.add_argument("--rollouts", type=int, default=None,
+                      help="at most this many continuations a decision (default: as many as time allows)")
     mine, rest = ours.parse_known_args(argv)
     sdk = argparse.ArgumentParser(add_help=False)  # peeks at the SDK's own options
     sdk.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"))
     sdk.add_argument("--ca", type=Path)
     known, _ = sdk.parse_known_args(rest)
     gateway = connection(known, token="")  # the address and TLS settings the SDK will use
-    return RulesClient(dataclasses.replace(gateway, address=mine.rules_address or gateway.address)), rest
+    return RulesClient(dataclasses.replace(gateway, address=mine.rules_address or gateway.address)), mine, rest
 
 
 if __name__ == "__main__":
-    client, args = rules_from_argv(sys.argv[1:])
-    main(RemoteSearchBot(client), "Flat Monte Carlo search over the Rules service (Durak).", args)
+    client, options, args = rules_from_argv(sys.argv[1:])
+    main(RemoteSearchBot(client, seed=options.seed, rollouts=options.rollouts),
+         "Flat Monte Carlo search over the Rules service (Durak).", args)

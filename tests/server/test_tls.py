@@ -152,7 +152,7 @@ def test_the_search_bot_reaches_the_rules_service_as_the_sdk_reaches_the_gateway
         monkeypatch.delenv("ARENA_TLS_CA", raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        client, rest = rules_from_argv([*address, *args, "--max-matches", "1"])
+        client, _, rest = rules_from_argv([*address, *args, "--max-matches", "1"])
         assert rest == [*address, *args, "--max-matches", "1"]
         with client.channel:
             if env or args:
