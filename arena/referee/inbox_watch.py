@@ -31,9 +31,12 @@ from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from .loops import loop_gone
+from .shared_connection import CONNECT_TIMEOUT, Line, open_line, understood
 
 log = logging.getLogger("arena.mailbox")
 
@@ -75,6 +78,11 @@ class InboxWatch:
 
         # No read timeout: the connection waits for Redis's word as long as it takes.
         self._pool = aioredis.ConnectionPool.from_url(url, decode_responses=True, socket_timeout=None, **names)
+        # Where the URL allows, the subscription is read on a line of our own: each message is
+        # handled from the loop's read of the socket, with no task woken and no redis-py parse
+        # per message. Otherwise (TLS, socket options) on redis-py's connection.
+        self._line_options = parse_url(url) if understood(url) else None
+        self._client_name = names.get("client_name")
         db = self._pool.connection_kwargs.get("db", 0)
         self._channels = f"__keyspace@{db}__:"
         self._inboxes = self._channels + inbox_prefix  # a bot's inbox channel, less its id
@@ -212,14 +220,21 @@ class InboxWatch:
 
     async def _notifications_on(self, connection: Any) -> bool:
         """Turn on the keyspace notifications the watch needs; False if Redis refuses."""
+        async def ask(*command: Any) -> Any:
+            if isinstance(connection, Line):
+                (reply,) = await connection.send([command])
+                if isinstance(reply, ResponseError):
+                    raise reply
+                return reply
+            await connection.send_command(*command)
+            return await connection.read_response()
+
         try:
-            await connection.send_command("CONFIG", "GET", "notify-keyspace-events")
-            reply = await connection.read_response()
+            reply = await ask("CONFIG", "GET", "notify-keyspace-events")
             flags = (reply.get("notify-keyspace-events") if isinstance(reply, dict) else reply[1]) or ""
             wanted = needed_flags(flags)
             if wanted != flags:
-                await connection.send_command("CONFIG", "SET", "notify-keyspace-events", wanted)
-                await connection.read_response()
+                await ask("CONFIG", "SET", "notify-keyspace-events", wanted)
         except ResponseError as error:
             log.warning("Redis refused keyspace notifications (%s): each bot waits on a connection of its own",
                         error)
@@ -229,9 +244,9 @@ class InboxWatch:
     async def _listen(self) -> None:
         attempt = 0
         while True:
-            connection = self._pool.make_connection()
+            connection: Any = None
             try:
-                await connection.connect()
+                connection = await self._connect()
                 if not await self._notifications_on(connection):
                     self.supported = False
                     self.known.set()
@@ -240,12 +255,17 @@ class InboxWatch:
                 self.supported = True
                 self.known.set()
                 self._connection = connection
+                if isinstance(connection, Line):
+                    connection.on_push = self._on
                 if self.used or self.posts:
                     await connection.send_command("SUBSCRIBE", *self.posts,
                                                   *(self._channel(bot) for bot in self.used))
                 if attempt and self.used:  # what was published here meanwhile is lost: sent again
                     self._later(self._resubscribed(list(self.used)))
                 attempt = 0
+                if isinstance(connection, Line):  # its messages go to _on as they are read
+                    await connection.ended
+                    raise RedisConnectionError("the subscription's connection closed")
                 while True:
                     # Under RESP3 the notifications are pushes, read only when asked for.
                     self._on(await connection.read_response(push_request=True))
@@ -256,12 +276,22 @@ class InboxWatch:
                 self._lost()
                 if loop_gone():
                     return
-                with contextlib.suppress(Exception):
-                    await connection.disconnect()
+                if connection is not None:
+                    with contextlib.suppress(Exception):
+                        await connection.disconnect()
                 if attempt == 0:
                     log.info("inbox notifications interrupted (%s): subscribing again", error)
             attempt += 1
             await asyncio.sleep(min(RECONNECT_MAX, 0.05 * attempt))
+
+    async def _connect(self) -> Any:
+        """A connection for the subscription: a ``Line`` where the URL allows, else redis-py's."""
+        if self._line_options is not None:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                return await open_line(self._line_options, self._client_name)
+        connection = self._pool.make_connection()
+        await connection.connect()
+        return connection
 
     def _lost(self) -> None:
         """The connection is gone: nothing is trusted, and every waiting collector looks."""

@@ -8,8 +8,10 @@ system call. Compared with a pool of redis-py connections (a connection checked 
 per exchange, a task per write, a reader waiting per reply) an exchange costs well under half
 the CPU, and a runner with hundreds of matches in flight writes their turns in batches.
 
-Only commands that answer at once belong here: a blocking one (``BLPOP``, ``XREAD BLOCK``)
-would hold up every exchange behind it.
+Only commands that answer at once belong on a shared line: a blocking one (``BLPOP``,
+``XREAD BLOCK``) would hold up every exchange behind it, and goes on a line of its own. A line
+can also carry a subscription (``Line.on_push``: the inbox watch's), whose messages are handed
+over as the socket is read.
 
 Failures: a connection lost fails every exchange in flight with redis's ``ConnectionError``,
 and the next exchange connects again; so does ``drop`` (the caller's time for a reply ran
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import hiredis
@@ -51,11 +54,15 @@ class _Exchange:
         self.replies: list[Any] = []
 
 
-class _Line(asyncio.Protocol):
-    """One connection: what was written on it and awaits its replies, in order."""
+class Line(asyncio.Protocol):
+    """One connection: what was written on it and awaits its replies, in order. A reply
+    nobody awaits (a subscription's messages) goes to ``on_push``, from the loop's read of the
+    socket itself, with no task woken for it. ``ended`` is done once the connection is."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        self.on_push: Callable[[Any], None] | None = None
+        self.ended: asyncio.Future[None] = loop.create_future()
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
         self.in_flight: deque[_Exchange] = deque()
@@ -94,8 +101,24 @@ class _Line(asyncio.Protocol):
             self.transport.abort()
         self._fail(error)
 
+    @property
+    def is_connected(self) -> bool:
+        return self.transport is not None and not self.closed
+
+    async def send_command(self, *command: Any) -> None:
+        """Write ``command`` expecting no reply of its own: on a subscribed connection, what
+        Redis says back comes to ``on_push``."""
+        if self.is_connected:
+            assert self.transport is not None
+            self.transport.write(hiredis.pack_command(command))
+
+    async def disconnect(self) -> None:
+        self.abort(RedisConnectionError("the connection was closed here"))
+
     def _fail(self, error: BaseException) -> None:
         self.closed = True
+        if not self.ended.done():
+            self.ended.set_result(None)
         self.outgoing = []
         in_flight, self.in_flight = self.in_flight, deque()
         for exchange in in_flight:
@@ -119,7 +142,11 @@ class _Line(asyncio.Protocol):
                 return
             if reply is False:
                 return
-            if not self.in_flight:  # a reply no command asked for: the line is out of step
+            if not self.in_flight:
+                if self.on_push is not None:
+                    self.on_push(reply)
+                    continue
+                # A reply no command asked for: the line is out of step.
                 self.abort(RedisConnectionError("a reply from Redis that no command asked for"))
                 return
             exchange = self.in_flight[0]
@@ -131,6 +158,36 @@ class _Line(asyncio.Protocol):
                     exchange.future.set_result(exchange.replies)
 
 
+async def open_line(options: Mapping[str, Any], client_name: str | None = None) -> Line:
+    """A new line to the Redis ``options`` describe (``parse_url``'s), logged in (``AUTH``,
+    ``SELECT``, ``CLIENT SETNAME`` as they and the name say) before anything else is written
+    on it."""
+    loop = asyncio.get_running_loop()
+    line = Line(loop)
+    if "path" in options:
+        await loop.create_unix_connection(lambda: line, options["path"])
+    else:
+        await loop.create_connection(lambda: line, options.get("host", "localhost"), options.get("port", 6379))
+    login: list[tuple[Any, ...]] = []
+    if options.get("password"):
+        login.append(("AUTH", *([options["username"]] if options.get("username") else []), options["password"]))
+    if options.get("db"):
+        login.append(("SELECT", options["db"]))
+    if client_name:
+        login.append(("CLIENT", "SETNAME", client_name))
+    if login:
+        try:
+            replies = await line.send(login)
+        except BaseException:
+            line.abort(RedisConnectionError("the login was interrupted"))
+            raise
+        refused = [reply for reply in replies if isinstance(reply, ResponseError)]
+        if refused:
+            line.abort(RedisConnectionError(f"Redis refused the connection: {refused[0]}"))
+            raise RedisConnectionError(f"Redis refused the connection: {refused[0]}")
+    return line
+
+
 class SharedConnection:
     """See the module's docstring. Belongs to the event loop that made it."""
 
@@ -138,8 +195,8 @@ class SharedConnection:
         self._options = parse_url(url)
         self._client_name = client_name
         self.loop = asyncio.get_running_loop()
-        self._line: _Line | None = None  # connected and logged in
-        self._opening: asyncio.Future[_Line] | None = None
+        self._line: Line | None = None  # connected and logged in
+        self._opening: asyncio.Future[Line] | None = None
 
     async def execute(self, commands: tuple[tuple[Any, ...], ...] | list[tuple[Any, ...]]) -> list[Any]:
         """The replies to ``commands``, written together. A reply that is an error raises it
@@ -153,14 +210,14 @@ class SharedConnection:
                 raise reply
         return replies
 
-    async def _open(self) -> _Line:
+    async def _open(self) -> Line:
         """Connect and log in, once for every caller waiting meanwhile."""
         if self._opening is not None:
             return await asyncio.shield(self._opening)
         opening = self._opening = self.loop.create_future()
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT):
-                line = await self._connect()
+                line = await open_line(self._options, self._client_name)
         except BaseException as error:
             failure = error if isinstance(error, RedisConnectionError) \
                 else RedisConnectionError(f"could not connect to Redis: {error!r}")
@@ -173,34 +230,6 @@ class SharedConnection:
             self._opening = None
         self._line = line
         opening.set_result(line)
-        return line
-
-    async def _connect(self) -> _Line:
-        """A new line, logged in (``AUTH``, ``SELECT``, ``CLIENT SETNAME`` as the URL and the
-        name say) before anything else is written on it."""
-        options = self._options
-        line = _Line(self.loop)
-        if "path" in options:
-            await self.loop.create_unix_connection(lambda: line, options["path"])
-        else:
-            await self.loop.create_connection(lambda: line, options.get("host", "localhost"), options.get("port", 6379))
-        login: list[tuple[Any, ...]] = []
-        if options.get("password"):
-            login.append(("AUTH", *([options["username"]] if options.get("username") else []), options["password"]))
-        if options.get("db"):
-            login.append(("SELECT", options["db"]))
-        if self._client_name:
-            login.append(("CLIENT", "SETNAME", self._client_name))
-        if login:
-            try:
-                replies = await line.send(login)
-            except BaseException:
-                line.abort(RedisConnectionError("the login was interrupted"))
-                raise
-            refused = [reply for reply in replies if isinstance(reply, ResponseError)]
-            if refused:
-                line.abort(RedisConnectionError(f"Redis refused the connection: {refused[0]}"))
-                raise RedisConnectionError(f"Redis refused the connection: {refused[0]}")
         return line
 
     def drop(self, error: BaseException | None = None) -> None:

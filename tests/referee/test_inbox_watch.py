@@ -67,11 +67,13 @@ def play(box: RedisMailbox, match_id: str, seed: int) -> Any:
     return asyncio.run(match())
 
 
-@pytest.fixture
-def bots_on_a_gateway(own_redis: str) -> Iterator[tuple[str, str, Gateway]]:
+# The gateway's URL: one the watch reads on a line of its own, and one with a connection option
+# that leaves the subscription to redis-py's connection (as a TLS URL would).
+@pytest.fixture(params=["", "?socket_keepalive=true"], ids=["line", "redis-py"])
+def bots_on_a_gateway(own_redis: str, request: pytest.FixtureRequest) -> Iterator[tuple[str, str, Gateway]]:
     """``BOTS`` random bots connected to one gateway over a Redis of the test's own."""
     prefix = f"test:{uuid.uuid4().hex}:"
-    server, gateway = serve(own_redis, prefix)
+    server, gateway = serve(own_redis + request.param, prefix)
     bots = [start_bot("arena_bot.examples.random_bot", server.address, f"tok-{n}", "--every-decision")
             for n in range(BOTS)]
     try:
