@@ -135,9 +135,11 @@ def test_a_task_stopped_by_its_time_limit_hands_back_the_rest(pg_url, shared_red
     """Search-bot matches in batches of 16 take far longer than the task's time limit: each
     task records what it finished by its soft limit and hands the rest back, and the
     supervisor sends those again until the tournament is done."""
-    # A search match takes about a second (150 ms cap a move), well under the 4.5 s soft limit;
-    # a batch of 16, ten or so of them with the search bot, far more.
-    env = environment(pg_url, shared_redis, queue_name, ARENA_BATCH_SIZE="16", ARENA_TASK_TIME_LIMIT="6",
+    # A search match takes about a second (150 ms cap a move), well under the 7.5 s soft limit;
+    # a batch of 16, ten or so of them with the search bot, far more. The 2.5 s between the soft
+    # and the hard limit cover the move in progress, the recording and the hand-back on a busy
+    # machine (1.5 s, with a 6 s limit, once did not).
+    env = environment(pg_url, shared_redis, queue_name, ARENA_BATCH_SIZE="16", ARENA_TASK_TIME_LIMIT="10",
                       ARENA_SEARCH_MS="150", ARENA_SEARCH_ITERATIONS="1000000", **QUICK)
     db.engine(pg_url)
     with db.transaction(pg_url) as connection:
