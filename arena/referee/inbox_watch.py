@@ -222,9 +222,7 @@ class InboxWatch:
         """Turn on the keyspace notifications the watch needs; False if Redis refuses."""
         async def ask(*command: Any) -> Any:
             if isinstance(connection, Line):
-                (reply,) = await connection.send([command])
-                if isinstance(reply, ResponseError):
-                    raise reply
+                (reply,) = await connection.request([command])
                 return reply
             await connection.send_command(*command)
             return await connection.read_response()

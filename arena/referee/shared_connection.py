@@ -90,6 +90,15 @@ class Line(asyncio.Protocol):
             self.loop.call_soon(self._flush)
         return exchange.future
 
+    async def request(self, commands: tuple[tuple[Any, ...], ...] | list[tuple[Any, ...]]) -> list[Any]:
+        """The replies to ``commands``; a reply that is an error raises it (redis's
+        ``ResponseError``), as redis-py does."""
+        replies = await self.send(commands)
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return replies
+
     def _flush(self) -> None:
         self.flush_due = False
         data, self.outgoing = self.outgoing, []
@@ -177,14 +186,13 @@ async def open_line(options: Mapping[str, Any], client_name: str | None = None) 
         login.append(("CLIENT", "SETNAME", client_name))
     if login:
         try:
-            replies = await line.send(login)
+            await line.request(login)
+        except ResponseError as refused:
+            line.abort(RedisConnectionError(f"Redis refused the connection: {refused}"))
+            raise RedisConnectionError(f"Redis refused the connection: {refused}") from refused
         except BaseException:
             line.abort(RedisConnectionError("the login was interrupted"))
             raise
-        refused = [reply for reply in replies if isinstance(reply, ResponseError)]
-        if refused:
-            line.abort(RedisConnectionError(f"Redis refused the connection: {refused[0]}"))
-            raise RedisConnectionError(f"Redis refused the connection: {refused[0]}")
     return line
 
 
@@ -204,11 +212,7 @@ class SharedConnection:
         line = self._line
         if line is None or line.closed:
             line = await self._open()
-        replies = await line.send(commands)
-        for reply in replies:
-            if isinstance(reply, ResponseError):
-                raise reply
-        return replies
+        return await line.request(commands)
 
     async def _open(self) -> Line:
         """Connect and log in, once for every caller waiting meanwhile."""
