@@ -116,6 +116,7 @@ class _Stream:
         # Named after its gateway: the mailbox keeps it present while that gateway's heartbeat lives.
         self.connection = f"{gateway}.{uuid.uuid4().hex}" if gateway else uuid.uuid4().hex
         self.want_sample_state = hello.want_sample_state
+        self.ok_implied = hello.ok_implied  # no MoveResult for a move applied as sent
         self.max_matches = max(1, min(hello.max_matches or 1, max_matches))
         self.outstanding: dict[tuple[str, int], str] = {}  # (match, turn) -> game
         self.reply_to: dict[tuple[str, int], str] = {}  # (match, turn) -> where its runner awaits it
@@ -146,6 +147,13 @@ class _Stream:
         book[key] = None
         while len(book) > DECIDED_MEMORY:
             book.popitem(last=False)
+
+
+def _implied(stream: _Stream, message: dict[str, Any]) -> bool:
+    """Whether the message goes without saying on this stream: an OK result to a bot whose
+    Hello asked for ``ok_implied`` (its next turn or the match's end tells it as much, and the
+    write is a third of a move's messages)."""
+    return stream.ok_implied and message["kind"] == "move_result" and message.get("code") == "OK"
 
 
 class Gateway(gateway_pb2_grpc.BotGatewayServicer):
@@ -284,7 +292,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
         if message["kind"] == "turn" and message["match_id"] not in stream.games and "match" in message:
             out += self._outgoing(stream, message["match"])
         self._sending(stream, message, resent)
-        out.append(wire.to_referee_message(message, stream.want_sample_state))
+        if not _implied(stream, message):
+            out.append(wire.to_referee_message(message, stream.want_sample_state))
         return out
 
     def _sending(self, stream: _Stream, message: dict[str, Any], resent: bool = False) -> None:
@@ -419,7 +428,8 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
                           "code": "OK", "applied_action": applied, "strikes": strikes,
                           "latency_ms": int(bot_time(posted, 0.0) * 1000)}  # as the runner counts it
                 self._sending(stream, result)
-                await stream.out.put(wire.to_referee_message(result))
+                if not _implied(stream, result):
+                    await stream.out.put(wire.to_referee_message(result))
             return
         if key in stream.answered:
             await self._reply(stream, "REJECTED", "this turn was already answered (replay)", move)

@@ -5,7 +5,8 @@ another language would be), not the SDK. It prints one JSON line per message it 
 
 Modes: good, slow, late, illegal, illegal_once, malformed, oversized, wrong_match, wrong_turn, replay,
 index, die_after_3, one_at_a_time, paced, hijack:MATCH_ID, replay_after (each move sent again once
-its result is in). After a final GatewayError it reads on, to print the stream's status."""
+its result is in). ``MODE,ok_implied`` sets ``Hello.ok_implied``. After a final GatewayError it
+reads on, to print the stream's status."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from arena_bot.v1 import gateway_pb2, gateway_pb2_grpc
 
 
 def main(mode: str) -> None:
+    mode, _, flag = mode.partition(",")
     outbox: queue.Queue[gateway_pb2.BotMessage | None] = queue.Queue()
     slots = 1 if mode in ("one_at_a_time", "paced") else 4
     # The paced modes time whole matches: they ask for every decision, so a match lasts as
     # many of their moves as it has decisions (a forced one would not wait for them).
     paced = mode in ("one_at_a_time", "paced")
-    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue", every_decision=paced)))
+    outbox.put(gateway_pb2.BotMessage(hello=gateway_pb2.Hello(max_matches=slots, client="rogue", every_decision=paced,
+                                                                      ok_implied=flag == "ok_implied")))
 
     def requests():  # type: ignore[no-untyped-def]
         while (message := outbox.get()) is not None:

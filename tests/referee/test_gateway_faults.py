@@ -132,6 +132,24 @@ def test_a_move_replayed_after_its_result_is_rejected_not_late(gateway: tuple[Se
     assert "LATE" not in codes
 
 
+@pytest.mark.parametrize("implied", [False, True])
+def test_ok_results_are_left_out_for_a_bot_that_asks_and_every_other_result_still_comes(
+        gateway: tuple[ServerThread, Mailbox], implied: bool) -> None:
+    """docs/protocol.md, section 6: with ``Hello.ok_implied`` a move applied as sent gets no
+    MoveResult (its next turn says as much), while an illegal one is still told; without it,
+    every turn the bot answered gets its result."""
+    server, mailbox = gateway
+    bot = rogue(server, mailbox, "illegal_once,ok_implied" if implied else "illegal_once")
+    result = play(mailbox, Clock(move=2, bank=2))
+    events = finish(bot, ended, "the match's end")
+    codes = seat0_codes(result)
+    assert codes[0] == "illegal" and len(codes) > 2 and set(codes[1:]) == {"ok"}, codes
+    turns = {(e["match"], e["turn"]) for e in events if e["kind"] == "turn"}
+    assert len(turns) == len(codes), "every decision it was asked for reached it"
+    expected = ["ILLEGAL"] + ([] if implied else ["OK"] * (len(codes) - 1))
+    assert move_results(events) == expected
+
+
 def test_a_replaced_stream_is_told_and_ends_with_aborted(gateway: tuple[ServerThread, Mailbox]) -> None:
     """gateway.proto: a final GatewayError ends the stream with a gRPC status too."""
     server, mailbox = gateway

@@ -232,6 +232,7 @@ class Player {
         client: SDK_VERSION, want_sample_state: Boolean(this.bot.wantSampleState),
         challenges: challengePolicy(this.bot.challenges),
         every_decision: Boolean(this.bot.everyDecision),
+        ok_implied: true,  // an OK result tells the bot nothing it acts on: the gateway leaves it out
         table_sizes: [...(this.bot.tableSizes ?? [])],
       } });
     });

@@ -74,6 +74,7 @@ export interface WireChallengePolicy {
 }
 export type BotMessage =
   | { hello: { games: string[]; max_matches: number; client: string; want_sample_state: boolean;
-      challenges: WireChallengePolicy; every_decision: boolean; table_sizes: number[] } }
+      challenges: WireChallengePolicy; every_decision: boolean; table_sizes: number[];
+      ok_implied: boolean } }
   | { move: WireMove }
   | { pong: { nonce: string } };

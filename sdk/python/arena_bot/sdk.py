@@ -276,6 +276,7 @@ class Session:
             table_sizes=list(getattr(self.bot, "table_sizes", [])),
             client=self.client, want_sample_state=self.bot.want_sample_state,
             every_decision=bool(getattr(self.bot, "every_decision", False)),
+            ok_implied=True,  # an OK result tells the bot nothing it acts on: the gateway leaves it out
             challenges=getattr(self.bot, "challenges", Challenges()).to_proto()))
         while (message := await self.outbox.get()) is not None:
             yield message

@@ -125,6 +125,7 @@ test("plays across a reconnect: pong, moves, a turn sent again, MatchEnded old a
   assert.deepEqual(turns.map((t) => t.turnId), [3, 5]);
   assert.deepEqual(turns.map((t) => t.forced), [[], [{ turnId: 4, action: "draw" }]]);
   assert.equal(hello.every_decision, false, "single-action decisions are applied by the referee unless asked");
+  assert.equal(hello.ok_implied, true, "the kit asks the gateway to leave out OK results");
   assert.equal(turns[0].match.game, "crazy_eights");
   assert.deepEqual(turns[0].observation.to_act, [0]);
   const moves = second.filter((m) => "move" in m).map((m: any) => [m.move.turn_id, m.move.choice, m.move.action ?? m.move.index]);

@@ -18,7 +18,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "client", "want_sample_state", "challenges", "every_decision", "table_sizes")
+    __slots__ = ("games", "max_matches", "client", "want_sample_state", "challenges", "every_decision", "table_sizes", "ok_implied")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,7 @@ class Hello(_message.Message):
     CHALLENGES_FIELD_NUMBER: _ClassVar[int]
     EVERY_DECISION_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZES_FIELD_NUMBER: _ClassVar[int]
+    OK_IMPLIED_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     client: str
@@ -33,7 +34,8 @@ class Hello(_message.Message):
     challenges: ChallengePolicy
     every_decision: bool
     table_sizes: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ..., challenges: _Optional[_Union[ChallengePolicy, _Mapping]] = ..., every_decision: _Optional[bool] = ..., table_sizes: _Optional[_Iterable[int]] = ...) -> None: ...
+    ok_implied: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., client: _Optional[str] = ..., want_sample_state: _Optional[bool] = ..., challenges: _Optional[_Union[ChallengePolicy, _Mapping]] = ..., every_decision: _Optional[bool] = ..., table_sizes: _Optional[_Iterable[int]] = ..., ok_implied: _Optional[bool] = ...) -> None: ...
 
 class ChallengePolicy(_message.Message):
     __slots__ = ("accept", "games", "from_bots", "max_at_once")
