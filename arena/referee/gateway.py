@@ -385,9 +385,6 @@ class Gateway(gateway_pb2_grpc.BotGatewayServicer):
             # A turn its runner sent again (the bot came back) keeps its first deadline.
             for out in self._outgoing(stream, message, resent=bool(message.get("resent"))):
                 stream.out.put_nowait(out)
-            # The stream sends it before this task waits for the next (a wait on Redis costs
-            # a request's worth of work first).
-            await asyncio.sleep(0)
 
     async def _read(self, stream: _Stream, incoming: Any) -> None:
         """Stream -> mailbox: check every move before the runner sees it."""
