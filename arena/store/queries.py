@@ -39,8 +39,11 @@ def ensure_house_bot(connection: Connection, name: str, strategy: str | None = N
     ).scalar_one()
 
 
+_BOTS_BY_ID = sa.select(bot_t).where(bot_t.c.id.in_(sa.bindparam("ids", expanding=True)))
+
+
 def bots_by_id(connection: Connection, ids: list[int]) -> dict[int, Any]:
-    rows = connection.execute(sa.select(bot_t).where(bot_t.c.id.in_(sorted(set(ids))))).all()
+    rows = connection.execute(_BOTS_BY_ID, {"ids": sorted(set(ids))}).all()
     return {row.id: row for row in rows}
 
 

@@ -61,16 +61,16 @@ def _statement(connection: Connection, name: str, size: int = 0):
     return found
 
 
-def _build_upsert_ratings(connection: Connection, size: int):
-    rows = [
-        {"bot_id": sa.bindparam(f"bot{i}"), "game": sa.bindparam(f"game{i}"), "elo": ratings.INITIAL,
-         "information": 0.0, "matches": 0, "wins": 0.0, "rank_sum": 0}
-        for i in range(size)
-    ]
-    upsert = db.conflict_insert(connection, rating_t).values(rows)
-    # The no-op update locks an existing row and returns its newest values.
-    upsert = upsert.on_conflict_do_update(index_elements=["bot_id", "game"], set_={"elo": rating_t.c.elo})
-    return upsert.returning(*rating_t.c)
+def _build_upsert_ratings(_connection: Connection, size: int):
+    # As text: SQLAlchemy never caches a multi-row INSERT, so built from its constructs this
+    # statement was compiled again at every recording. Both dialects spell it alike. The
+    # no-op update locks an existing row and returns its newest values; ``columns`` types them.
+    rows = ", ".join(f"(:bot{i}, :game{i}, :initial, 0, 0, 0, 0)" for i in range(size))
+    returned = ", ".join(column.name for column in rating_t.c)
+    return sa.text(
+        f"INSERT INTO {rating_t.name} (bot_id, game, elo, information, matches, wins, rank_sum) VALUES {rows} "
+        f"ON CONFLICT (bot_id, game) DO UPDATE SET elo = {rating_t.name}.elo RETURNING {returned}"
+    ).columns(*rating_t.c)
 
 
 def _build_insert_results(connection: Connection, _size: int):
@@ -104,6 +104,20 @@ _FINISH = (
     )
     .values(status=TournamentStatus.DONE, finished_at=sa.bindparam("when"))
 )
+_GROUPS_IN_PLAY = (
+    sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed).distinct()
+    .where(match_t.c.tournament_id.in_(sa.bindparam("tournaments", expanding=True)),
+           match_t.c.game.in_(sa.bindparam("games", expanding=True)),
+           match_t.c.status.in_(MatchStatus.PENDING), match_t.c.seed.in_(sa.bindparam("seeds", expanding=True)))
+)
+_WAITING = (
+    sa.select(result_t.c.seq, result_t.c.finished_at, match_t.c.id, match_t.c.tournament_id, match_t.c.game,
+              match_t.c.seed, match_t.c.seating)
+    .join(match_t, match_t.c.id == result_t.c.match_id)
+    .where(result_t.c.rating_round.is_(None), match_t.c.tournament_id.in_(sa.bindparam("tournaments", expanding=True)))
+)
+_RANKS = sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.rank).where(
+    seat_t.c.match_id.in_(sa.bindparam("matches", expanding=True)))
 _INSERT_SEATS = seat_t.insert()
 _INSERT_TRANSCRIPT = transcript_t.insert()
 _INSERT_HISTORY = history_t.insert()
@@ -113,7 +127,7 @@ def lock_ratings(connection: Connection, keys: list[tuple[int, str]]) -> dict[tu
     """Create missing rating rows and lock them, in (bot id, game) order, in one statement;
     returns their current values by (bot id, game)."""
     keys = sorted(set(keys))
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = {"initial": ratings.INITIAL}
     for i, (bot, game) in enumerate(keys):
         params[f"bot{i}"] = bot
         params[f"game{i}"] = game
@@ -222,11 +236,8 @@ def _groups_in_play(connection: Connection, candidates: list[Finished]) -> set[t
     tournaments = sorted({c.tournament_id for c in candidates if c.tournament_id is not None})
     if not tournaments:
         return set()
-    rows = connection.execute(
-        sa.select(match_t.c.tournament_id, match_t.c.game, match_t.c.seed).distinct()
-        .where(match_t.c.tournament_id.in_(tournaments), match_t.c.game.in_(sorted({c.game for c in candidates})),
-               match_t.c.status.in_(MatchStatus.PENDING), match_t.c.seed.in_(sorted({c.seed for c in candidates})))
-    ).all()
+    rows = connection.execute(_GROUPS_IN_PLAY, {"tournaments": tournaments, "games": sorted({c.game for c in candidates}),
+                                                "seeds": sorted({c.seed for c in candidates})}).all()
     return {(r.tournament_id, r.game, int(r.seed)) for r in rows}
 
 
@@ -235,18 +246,12 @@ def _waiting(connection: Connection, tournament_ids: list[int], exclude: Set[int
     (found through the ``rating_round`` index: only waiting results have none)."""
     if not tournament_ids:
         return []
-    rows = connection.execute(
-        sa.select(result_t.c.seq, result_t.c.finished_at, match_t.c.id, match_t.c.tournament_id, match_t.c.game,
-                  match_t.c.seed, match_t.c.seating)
-        .join(match_t, match_t.c.id == result_t.c.match_id)
-        .where(result_t.c.rating_round.is_(None), match_t.c.tournament_id.in_(tournament_ids))
-    ).all()
+    rows = connection.execute(_WAITING, {"tournaments": tournament_ids}).all()
     rows = [r for r in rows if r.id not in exclude]
     if not rows:
         return []
     ranks: dict[int, dict[int, int]] = {}
-    for seat in connection.execute(sa.select(seat_t.c.match_id, seat_t.c.seat, seat_t.c.rank)
-                                   .where(seat_t.c.match_id.in_([r.id for r in rows]))):
+    for seat in connection.execute(_RANKS, {"matches": [r.id for r in rows]}):
         ranks.setdefault(seat.match_id, {})[seat.seat] = seat.rank
     return [Finished(r.seq, r.id, r.tournament_id, r.game, int(r.seed), list(r.seating),
                      [ranks[r.id][s] for s in range(len(r.seating))], r.finished_at) for r in rows]

@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -47,14 +48,25 @@ def expiry(now: datetime, seconds: float) -> datetime | None:
     return now + timedelta(seconds=seconds) if seconds > 0 else None
 
 
-def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> sa.ColumnElement[bool]:
-    """Matches a delivery may claim: scheduled ones, and running ones that nobody holds any
-    more (lease lapsed or never given, or held by a process in ``gone``) or that this very
-    worker holds (its own task trying again after an outage)."""
-    running = match_t.c.status == MatchStatus.RUNNING
-    holders = [worker, *gone]
-    free = match_t.c.lease_until.is_(None) | (match_t.c.lease_until < now) | match_t.c.claimed_by.in_(holders)
-    return (match_t.c.status == MatchStatus.SCHEDULED) | (running & free)
+# Matches a delivery may claim: scheduled ones, and running ones that nobody holds any more
+# (lease lapsed or never given, or held by a process gone) or that this very worker holds (its
+# own task trying again after an outage). Built once, with the parameters of ``claimable``, so
+# that the statements using it are built once too (a claim runs for every match).
+CLAIMABLE = (match_t.c.status == MatchStatus.SCHEDULED) | (
+    (match_t.c.status == MatchStatus.RUNNING)
+    & (match_t.c.lease_until.is_(None) | (match_t.c.lease_until < sa.bindparam("claim_now"))
+       | match_t.c.claimed_by.in_(sa.bindparam("claim_holders", expanding=True))))
+
+
+def claimable(now: datetime, worker: str, gone: Sequence[str] = ()) -> dict[str, Any]:
+    """The parameters of ``CLAIMABLE`` for a claim made at ``now`` by ``worker``, with the
+    holders in ``gone`` known to be dead."""
+    return {"claim_now": now, "claim_holders": [worker, *gone]}
+
+
+_HOLDERS_HERE = sa.select(match_t.c.claimed_by).distinct().where(
+    match_t.c.status == MatchStatus.RUNNING, match_t.c.claimed_by.like(sa.bindparam("host")))
+_HOLDERS_HERE_OF = _HOLDERS_HERE.where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)))
 
 
 def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker: str) -> list[str]:
@@ -63,11 +75,10 @@ def gone_holders(connection: Connection, match_ids: Sequence[int] | None, worker
     killed and started again): their leases hold nothing, so the work that comes back at
     once need not wait for them to lapse."""
     host = worker.rsplit(":", 1)[0]
-    query = sa.select(match_t.c.claimed_by).distinct().where(
-        match_t.c.status == MatchStatus.RUNNING, match_t.c.claimed_by.like(f"{host}:%"))
-    if match_ids is not None:
-        query = query.where(match_t.c.id.in_(list(match_ids)))
-    held = connection.execute(query).scalars()
+    if match_ids is None:
+        held = connection.execute(_HOLDERS_HERE, {"host": f"{host}:%"}).scalars()
+    else:
+        held = connection.execute(_HOLDERS_HERE_OF, {"host": f"{host}:%", "ids": list(match_ids)}).scalars()
     return [holder for holder in held
             if holder != worker and holder.rsplit(":", 1)[0] == host and not _alive(holder.rsplit(":", 1)[1])]
 

@@ -125,13 +125,9 @@ def claim_matches(
     matches are skipped, and so are running ones another worker's live lease holds, which
     makes duplicate deliveries cheap and harmless."""
     now = utcnow()
-    free = leases.claimable(now, worker, leases.gone_holders(connection, match_ids, worker))
-    rows = connection.execute(
-        sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
-        .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
-        .where(match_t.c.id.in_(list(match_ids)), free)
-        .order_by(match_t.c.id)
-    ).all()
+    free = leases.CLAIMABLE
+    claimable = leases.claimable(now, worker, leases.gone_holders(connection, match_ids, worker))
+    rows = connection.execute(_CLAIMABLE_ROWS, {"ids": list(match_ids), **claimable}).all()
     if not rows:
         return []
     bots = bots_by_id(connection, [b for row in rows if isinstance(row.seating, list) for b in row.seating
@@ -144,7 +140,8 @@ def claim_matches(
         still_pending = (match_t.c.id == row.id) & free
         if attempts > max_attempts:
             error = f"delivered {row.attempts} times without being recorded (ARENA_MAX_ATTEMPTS={max_attempts})"
-            if connection.execute(match_t.update().where(still_pending).values(status=MatchStatus.FAILED, error=error)).rowcount:
+            if connection.execute(match_t.update().where(still_pending).values(status=MatchStatus.FAILED, error=error),
+                                  claimable).rowcount:
                 metrics.match_failed(row.game, "attempts")
             continue
         try:
@@ -154,20 +151,38 @@ def claim_matches(
                 raise
             failed = connection.execute(
                 match_t.update().where(still_pending)
-                .values(status=MatchStatus.FAILED, attempts=attempts, claimed_by=worker, error=describe("setup", error))
+                .values(status=MatchStatus.FAILED, attempts=attempts, claimed_by=worker, error=describe("setup", error)),
+                claimable,
             ).rowcount
             if failed:
                 metrics.match_failed(row.game, "error")
             continue
-        claimed = connection.execute(
-            match_t.update()
-            .where(still_pending)
-            .values(status=MatchStatus.RUNNING, attempts=attempts, claimed_by=worker, started_at=now,
-                    lease_until=leases.expiry(now, lease_seconds))
-        ).rowcount
+        claimed = connection.execute(_CLAIM, {"b_id": row.id, "b_attempts": attempts, "b_worker": worker, "b_now": now,
+                                              "b_lease": leases.expiry(now, lease_seconds), **claimable}).rowcount
         if claimed:
             specs.append(spec)
     return specs
+
+
+# The claim's statements, built once (a claim runs for every match).
+_CLAIMABLE_ROWS = (
+    sa.select(match_t, tournament_t.c.move_time, tournament_t.c.time_bank)
+    .outerjoin(tournament_t, tournament_t.c.id == match_t.c.tournament_id)
+    .where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)), leases.CLAIMABLE)
+    .order_by(match_t.c.id)
+)
+_CLAIM = (
+    match_t.update()
+    .where(match_t.c.id == sa.bindparam("b_id"), leases.CLAIMABLE)
+    .values(status=MatchStatus.RUNNING, attempts=sa.bindparam("b_attempts"), claimed_by=sa.bindparam("b_worker"),
+            started_at=sa.bindparam("b_now"), lease_until=sa.bindparam("b_lease"))
+)
+_OVER_TOURNAMENTS = (
+    sa.select(match_t.c.tournament_id)
+    .where(match_t.c.id.in_(sa.bindparam("ids", expanding=True)), match_t.c.tournament_id.is_not(None),
+           match_t.c.status.in_(MatchStatus.OVER))
+    .distinct()
+)
 
 
 def _spec(row: Any, bots: dict[int, Any]) -> MatchSpec:
@@ -370,11 +385,4 @@ def reschedule_failed(connection: Connection, tournament_id: int, match_ids: Seq
 def failed_tournaments(connection: Connection, match_ids: Sequence[int]) -> set[int]:
     """Tournaments of ``match_ids`` that are over on the match side (done, failed or
     cancelled), whose status may still need to be closed (read in the claim's transaction)."""
-    return set(
-        connection.execute(
-            sa.select(match_t.c.tournament_id)
-            .where(match_t.c.id.in_(list(match_ids)), match_t.c.tournament_id.is_not(None),
-                   match_t.c.status.in_(MatchStatus.OVER))
-            .distinct()
-        ).scalars()
-    )
+    return set(connection.execute(_OVER_TOURNAMENTS, {"ids": list(match_ids)}).scalars())
