@@ -6,7 +6,8 @@ live matches would need a thousand processes. With ``ARENA_LIVE_QUEUE`` set, suc
 (and paced house bots) travel on that queue instead, and ``arena worker --live`` consumes it
 into its desk (``LiveDesk``): a few Celery threads take tasks, claim their matches through
 the store exactly as any task does and hand them to the process's one event loop, where every
-match's moves interleave; a few store threads record them as they end. Threads and database
+match's moves interleave; a few store threads record them as they end, those that end close
+together in one transaction (``Recorder``). Threads and database
 connections stay the same whatever the number of matches in flight. House-bot batches keep
 the prefork workers and their CPU.
 
@@ -24,6 +25,7 @@ and time bank per seat), and its lease covers a worker that dies.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Sequence
@@ -34,7 +36,7 @@ from arena.errors import first_line
 from arena.referee import Clock, MatchResult, Player
 from arena.referee.loops import new_event_loop
 from arena.referee.match import run_match
-from arena.tournaments.play import ClaimedBatch, claim
+from arena.tournaments.play import ClaimedBatch, claim, merged
 
 from .outage import Outage, ride_out
 
@@ -43,8 +45,16 @@ log = logging.getLogger(__name__)
 # Celery threads of a live worker: each only claims a task's matches and hands them to the
 # loop, a few milliseconds of store work, so a few keep the loop fed at any number of matches.
 HAND_OVER_THREADS = 4
-# Threads that record matches as they end (one store transaction each, off the loop).
+# Threads that record matches as they end (off the loop).
 STORE_THREADS = 4
+# Matches that end within GATHER seconds of each other are recorded together, up to
+# MOST_AT_ONCE batches in one transaction: a recording's round trips, rating locks and commit
+# cost about as much for one match as for eight (measured on PostgreSQL: 4 ms of the worker's
+# CPU per match alone, under 1 ms each in eights). At most RECORDINGS_AT_ONCE run at once, one
+# store thread kept for the failures.
+GATHER = 0.05
+MOST_AT_ONCE = 64
+RECORDINGS_AT_ONCE = STORE_THREADS - 1
 
 
 class EventLoopThread:
@@ -104,6 +114,72 @@ def shared_loop() -> EventLoopThread:
         return _shared[0]
 
 
+class Recorder:
+    """Records the desk's finished batches on its store threads, gathering those that end
+    close together into one recording (``GATHER``, ``MOST_AT_ONCE``), and closes their
+    tournaments. Lives on the desk's loop: every method runs there."""
+
+    def __init__(self, store: ThreadPoolExecutor) -> None:
+        self.store = store
+        self.waiting: list[tuple[ClaimedBatch, asyncio.Future[list[int]]]] = []
+        self.running = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def record(self, batch: ClaimedBatch) -> list[int]:
+        """Record ``batch`` (with whatever else ends meanwhile); the ids recorded of it."""
+        loop = asyncio.get_running_loop()
+        recorded: asyncio.Future[list[int]] = loop.create_future()
+        self.waiting.append((batch, recorded))
+        if len(self.waiting) >= MOST_AT_ONCE:
+            self._start()
+        elif self._timer is None:
+            self._timer = loop.call_later(GATHER, self._start)
+        # Shielded: a batch taken into a recording is recorded whatever becomes of its waiter.
+        return await asyncio.shield(recorded)
+
+    def _start(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        loop = asyncio.get_running_loop()
+        while self.waiting and self.running < RECORDINGS_AT_ONCE:
+            group, self.waiting = self.waiting[:MOST_AT_ONCE], self.waiting[MOST_AT_ONCE:]
+            self.running += 1
+            done = loop.run_in_executor(self.store, record_and_close, [batch for batch, _ in group])
+            done.add_done_callback(functools.partial(self._recorded, group))
+
+    def _recorded(self, group: list[tuple[ClaimedBatch, asyncio.Future[list[int]]]],
+                  done: asyncio.Future[list[int]]) -> None:
+        self.running -= 1
+        error = done.exception()
+        for batch, recorded in group:
+            if recorded.done():
+                continue
+            if error is not None:
+                recorded.set_exception(error)
+            else:
+                mine = {spec.id for spec in batch.specs}
+                recorded.set_result([match_id for match_id in done.result() if match_id in mine])
+        if self.waiting:  # they waited for a store thread, not for company: at once
+            self._start()
+
+
+def record_and_close(batches: list[ClaimedBatch]) -> list[int]:
+    """Record ``batches`` in one transaction (a match that cannot be recorded fails alone)
+    and close their tournaments that have nothing left; the ids recorded. An outage while
+    recording is waited out here, where the task would have waited it out; past
+    ARENA_OUTAGE_SECONDS the leases lapse and the supervisor sends the matches again."""
+    batch = merged(batches)
+
+    def notice(error: BaseException) -> None:
+        log.warning("matches %s: database unreachable while recording: %s", [s.id for s in batch.specs],
+                    first_line(error))
+
+    recorded = ride_out(batch.record, "live", notice=notice, max_delay=10.0)
+    batch.close(recorded)
+    return recorded
+
+
 class LiveDesk:
     """A live worker's matches in play: up to ``matches`` at once on the shared loop, claimed
     by the Celery threads that hand them over, recorded on ``STORE_THREADS`` threads."""
@@ -113,6 +189,7 @@ class LiveDesk:
         self.capacity = matches
         self.loop = shared_loop()
         self.store = ThreadPoolExecutor(max_workers=STORE_THREADS, thread_name_prefix="arena-store")
+        self.recorder = Recorder(self.store)
         self._in_play: set[Future[list[int]]] = set()
         self._changed = threading.Condition()
 
@@ -153,19 +230,7 @@ class LiveDesk:
                     await loop.run_in_executor(self.store, batch.failed, spec, stage, error)
                     continue
                 batch.finished.append((spec.id, result))
-            recorded = await loop.run_in_executor(self.store, self._record, batch)
-        await loop.run_in_executor(self.store, batch.close, recorded)
-        return recorded
-
-    @staticmethod
-    def _record(batch: ClaimedBatch) -> list[int]:
-        # An outage while recording is waited out here, where the task would have waited it
-        # out; past ARENA_OUTAGE_SECONDS the leases lapse and the supervisor sends the matches again.
-        def notice(error: BaseException) -> None:
-            log.warning("matches %s: database unreachable while recording: %s", [s.id for s in batch.specs],
-                        first_line(error))
-
-        return ride_out(batch.record, "live", notice=notice, max_delay=10.0)
+            return await self.recorder.record(batch)
 
     def _ended(self, future: Future[list[int]], seats: int) -> None:
         self._free(seats)

@@ -250,6 +250,19 @@ class ClaimedBatch:
                 finish_if_complete(connection, tournament_id)
 
 
+def merged(batches: Sequence[ClaimedBatch]) -> ClaimedBatch:
+    """Several batches of this process as one, to record in one transaction and close once:
+    each match is still recorded exactly once (its own result row), and a recording spends
+    its round trips, its rating locks and its commit once for all of them."""
+    first = batches[0]
+    return ClaimedBatch(
+        [spec for batch in batches for spec in batch.specs], first.worker, first.url, first.elo_k, first.lease,
+        set().union(*(batch.tournaments for batch in batches)),
+        [match for batch in batches for match in batch.finished],
+        [failure for batch in batches for failure in batch.failures],
+    )
+
+
 def claim(match_ids: Sequence[int], url: str | None = None) -> ClaimedBatch:
     """Claim what can be claimed of ``match_ids`` for this process (``claim_matches``)."""
     config = load()

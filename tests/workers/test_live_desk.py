@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,30 @@ def test_forty_matches_in_play_on_the_same_threads(embedded):
     assert desk.drain(timeout=1)
     assert finished(embedded, tid) and finished(embedded, more_tid)
     assert counts(embedded) == (len(ids), 0, 2 * len(ids))  # every match once
+    assert ratings_table(embedded) == replayed(embedded)
+
+
+def test_matches_that_end_together_are_recorded_together_each_once(embedded, monkeypatch):
+    """Batches that end within the gathering time share one recording (one transaction, one
+    commit); each match is still recorded once, each batch told its own ids, and the ratings
+    are those of a replay."""
+    monkeypatch.setattr(live, "GATHER", 3.0)  # the whole tournament ends within it
+    recordings: list[int] = []
+    real = live.record_and_close
+
+    def counted(batches: list[Any]) -> list[int]:  # the real recording, counted
+        recordings.append(len(batches))
+        return real(batches)
+
+    monkeypatch.setattr(live, "record_and_close", counted)
+    tid, ids = paced_matches(embedded, bots=4, think=0.0)  # 12 matches
+    desk = live.LiveDesk(len(ids))
+    for match_id in ids:
+        assert desk.hand_over([match_id]) == [match_id]
+    assert desk.drain(timeout=60)
+    assert sum(recordings) == len(ids) and len(recordings) < len(ids), recordings
+    assert finished(embedded, tid)
+    assert counts(embedded) == (len(ids), 0, 2 * len(ids))
     assert ratings_table(embedded) == replayed(embedded)
 
 
