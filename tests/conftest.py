@@ -26,7 +26,7 @@ from arena.referee.mailbox import LocalMailbox, Mailbox, RedisMailbox
 from arena.server.embedded import BackgroundServer
 from arena.server.settings import ServerSettings
 from arena.store import db
-from tests.helpers import ARENA, CELERY, ROOT
+from tests.helpers import ARENA, CELERY, ROOT, wait_until
 from tests.support.grpc import ServerThread, by_token
 from tests.support.services import postgres_admin_url, private_redis, redis_answers
 
@@ -156,6 +156,12 @@ class Worker:
             argv,
             cwd=ROOT, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
         )
+
+    def ready(self, timeout: float = 60) -> None:
+        """Wait until the worker consumes (Celery logs ``<name> ready.``): a test that needs
+        tasks to reach a given worker starts its work only then."""
+        wait_until(lambda: " ready." in self.log.read_text(errors="replace"), timeout=timeout,
+                   what=f"the worker logging to {self.log.name} to be ready")
 
     def children(self) -> list[int]:
         out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout

@@ -185,6 +185,9 @@ def test_a_live_worker_killed_mid_match_is_healed(pg_url, shared_redis, queue_na
     tid, ids = paced_tournament(pg_url, reps=3, think=0.1)  # matches of seconds: some in play at the kill
     doomed = workers(env, concurrency=50, command="arena-live")
     survivor = workers(env, concurrency=50, command="arena-live")
+    # Both consuming before the matches are sent: the first one ready would take them all.
+    doomed.ready()
+    survivor.ready()
     arena(env, "tournament", "run", str(tid), "--no-wait")
     victim = wait_until(lambda: holder(pg_url, doomed), timeout=60, what="the doomed live worker to play a match")
     doomed.kill()
@@ -199,7 +202,9 @@ def test_a_live_worker_stopped_with_sigterm_ends_its_matches_first(pg_url, share
     db.engine(pg_url)
     tid, ids = paced_tournament(pg_url, reps=3, think=0.1)  # matches of seconds: some in play at the stop
     stopping = workers(env, concurrency=50, command="arena-live")
-    workers(env, concurrency=50, command="arena-live")
+    other = workers(env, concurrency=50, command="arena-live")
+    stopping.ready()  # both consuming before the matches are sent (the first would take them all)
+    other.ready()
     arena(env, "tournament", "run", str(tid), "--no-wait")
     wait_until(lambda: holder(pg_url, stopping), timeout=60, what="the live worker to play a match")
     stopping.process.send_signal(signal.SIGTERM)
