@@ -36,6 +36,9 @@ from arena.errors import BadInput
 
 Obs = dict[str, Any]
 Fill = Callable[[Obs, "memoryview[float]", int], None]  # float32 items
+# A game's tensor written straight from the state: ``write(state, seat, out)`` into a zeroed
+# tensor, exactly what the blocks write from ``state.observation(seat)``.
+Write = Callable[[games.State, int, "memoryview[float]"], None]
 
 
 KNOWN_LEGAL = 4096  # sets of legal actions whose ids and mask an encoding keeps
@@ -69,7 +72,8 @@ class Encoding:
     """A game's tensor layout and action space at one player count and options."""
 
     def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str],
-                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32) -> None:
+                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32,
+                 direct: Callable[[Encoding], Write] | None = None) -> None:
         self.game = game
         self.num_players = num_players
         self.blocks = tuple(blocks)
@@ -90,11 +94,27 @@ class Encoding:
         for block in self.blocks:
             self.offsets.append(self.size)
             self.size += block.size
+        self.starts = {block.name: start for block, start in zip(self.blocks, self.offsets, strict=True)}
         none = [np.zeros(0, np.float32)]
         self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks] or none)
         self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks] or none)
         self._fills = [(b.fill, start) for b, start in zip(self.blocks, self.offsets, strict=True)]
         self._known: dict[tuple[str, ...], tuple[list[int], np.ndarray]] = {}
+        # Building a seat's observation costs as much as a decision of the engine, more than
+        # the blocks' writing: a game may write its tensor straight from the state instead
+        # (``direct(encoding) -> write``), reading only what the observation shows.
+        self._write = direct(self) if direct is not None else None
+
+    def tensor(self, state: games.State, seat: int) -> np.ndarray:
+        """``seat``'s tensor of ``state``: ``encode(state.observation(seat))``, written straight
+        from the state where the game has a direct writer (the same values, the observation's
+        dict never built)."""
+        write = self._write
+        if write is None:
+            return self.encode(state.observation(seat))
+        out = np.zeros(self.size, np.float32)
+        write(state, seat, cast("memoryview[float]", memoryview(out)))  # type: ignore[arg-type]
+        return out
 
     def encode(self, obs: Obs) -> np.ndarray:
         """The observation tensor (float32, ``size`` entries) of one seat's observation."""
@@ -209,6 +229,18 @@ def cards(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Iterable[Has
             out[at + where[card]] = 1
 
     return Block(name, len(where), 0, copies, fill_set if copies == 1 else fill, help)
+
+
+def mark(out: memoryview[float], at: int, where: dict[Any, int], held: Iterable[Hashable], copies: int) -> None:
+    """What a ``cards`` block of a deck with ``copies`` of its most copied card writes for
+    ``held`` (a game's direct writer uses it as its blocks do): a count per card with more
+    than one pack, a one-hot set with one."""
+    if copies == 1:
+        for c in held:
+            out[at + where[c]] = 1
+    else:
+        for c in held:
+            out[at + where[c]] += 1
 
 
 def card(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Hashable | None], help: str) -> Block:
