@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import json
@@ -241,6 +242,28 @@ def mark(out: memoryview[float], at: int, where: dict[Any, int], held: Iterable[
     else:
         for c in held:
             out[at + where[c]] += 1
+
+
+Part = Callable[[Any, int, "memoryview[float]"], None]
+
+
+def kept(start: int, end: int, write: Part) -> Part:
+    """``write(value, seat, out)`` of a part of the tensor, ``start`` to ``end``, that follows
+    from ``value`` and the seat alone, for a direct writer: written once while ``value`` stays
+    equal to the copy kept of it, then copied. A part that changes seldom (a discard pile
+    between bouts, the previous round's showdown) costs a comparison and a copy instead of
+    its writing."""
+    last: dict[int, tuple[Any, memoryview[float]]] = {}
+
+    def write_kept(value: Any, seat: int, out: memoryview[float]) -> None:
+        got = last.get(seat)
+        if got is not None and got[0] == value:
+            out[start:end] = got[1]
+            return
+        write(value, seat, out)
+        last[seat] = (copy.deepcopy(value), memoryview(out[start:end].tobytes()).cast("f"))
+
+    return write_kept
 
 
 def card(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Hashable | None], help: str) -> Block:

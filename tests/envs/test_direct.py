@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from arena import games
-from arena.envs.encoding import load
+from arena.envs.encoding import kept, load
 from arena.envs.pettingzoo import raw_env
 from arena.games.testing import cases, snapshot
 
@@ -60,3 +60,27 @@ def test_every_tensor_and_mask_is_the_plain_encoding_of_the_observation(name: st
             step += 1
         _check_every_seat(e, state, f"{name} {n}p {options} seed {seed}, the end")
         assert snapshot(e.match) == snapshot(state)
+
+
+def test_a_kept_part_is_written_again_when_its_value_changes_even_in_place() -> None:
+    written: list[tuple[list[int], int]] = []
+
+    def write(pile: list[int], seat: int, out: memoryview) -> None:
+        written.append((list(pile), seat))
+        for i in pile:
+            out[i] = seat + 1
+
+    part = kept(1, 4, write)
+
+    def tensor(pile: list[int], seat: int) -> list[float]:
+        out = np.zeros(5, np.float32)
+        part(pile, seat, memoryview(out))
+        return out.tolist()
+
+    pile = [1]
+    assert tensor(pile, 0) == tensor(pile, 0) == [0, 1, 0, 0, 0]
+    assert len(written) == 1  # the second time, copied
+    pile.append(3)  # the same list, changed
+    assert tensor(pile, 0) == [0, 1, 0, 1, 0]
+    assert tensor(pile, 1) == [0, 2, 0, 2, 0]  # each seat its own
+    assert written == [([1], 0), ([1, 3], 0), ([1, 3], 1)]

@@ -13,6 +13,8 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    kept,
+    mark,
     number,
     per_seat,
     positions,
@@ -133,8 +135,7 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
             base = known + rel * width
             for c in state.known[s]:
                 out[base + where[c]] = 1
-        for c in state.discards:
-            out[discards + where[c]] = 1
+        discarded(state.discards, me, out)
         for a, d in zip(state.attacks, state.defences, strict=True):
             if d is None:
                 out[unbeaten + where[a]] = 1
@@ -162,4 +163,6 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
                 out[partners + (s - me) % n] = teams[s] == teams[me]
         out[bout] = min(max(state.bout, 0), 50)
 
+    # The discards change only when a bout is beaten off.
+    discarded = kept(discards, discards + width, lambda pile, me, out: mark(out, discards, where, pile, 1))
     return write  # type: ignore[return-value]  # a writer of Durak's states only

@@ -14,6 +14,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    kept,
     mark,
     number,
     per_seat,
@@ -189,12 +190,9 @@ def _writer(enc: Encoding) -> Write:
         mark(out, hand, cards_at, state.hands[me], copies)
         mark(out, face_up, cards_at, state.face_up, copies)
         out[at["trek_deck_size"]] = min(len(state.trek_deck), size)
-        mark(out, discard, cards_at, state.discard, copies)
+        discarded(state.discard, me, out)
         out[at["can_fly"]] = bool(state.can_fly)
-        for loc, colour in state.cubes.items():
-            cubes = cubes_at.get(colour)
-            if cubes is not None:
-                out[cubes + locations_at[loc]] = 1
+        placed(state.cubes, me, out)
         for c, _, _, tile in colours:
             holder = state.tiles[c]
             if holder is not None and holder >= 0:
@@ -239,4 +237,14 @@ def _writer(enc: Encoding) -> Write:
             out[at["pending_journey"] + journeys_at[state.journey]] = 1
             out[at["steps_left"]] = min(len(data.JOURNEY_ACTIONS[state.journey][state.journey_step:]), 3)
 
+    def write_cubes(cubes: dict[str, str], me: int, out: memoryview[float]) -> None:
+        for loc, colour in cubes.items():
+            block = cubes_at.get(colour)
+            if block is not None:
+                out[block + locations_at[loc]] = 1
+
+    # The discard pile and the cubes on the map change on a few turns only.
+    discarded = kept(discard, discard + width, lambda pile, me, out: mark(out, discard, cards_at, pile, copies))
+    first_cubes = min(cubes_at.values())
+    placed = kept(first_cubes, first_cubes + len(cubes_at) * len(locations_at), write_cubes)
     return write  # type: ignore[return-value]  # a writer of Trekking the World's states only

@@ -11,6 +11,7 @@ from arena.envs.encoding import (
     Write,
     cards,
     choice,
+    kept,
     mark,
     multisets,
     number,
@@ -161,12 +162,11 @@ def _writer(enc: Encoding, pack: list[str], options: dict[str, Any]) -> Write:
                 out[block + (s - me) % n] = 1
         out[round_number] = min(max(state.round_number, 0), 100)
         out[call_limit_] = call_limit
-        last = state.last_round
-        if last:
-            _write_showdown(last, me, out)
+        if state.last_round:
+            showdown(state.last_round, me, out)
 
     def _write_showdown(last: dict[str, Any], me: int, out: memoryview[float]) -> None:
-        """The previous round's showdown, all public."""
+        """The previous round's showdown, all public: the same for a whole round."""
         for block, s in ((last_caller, last.get("caller")), (last_assaf, last.get("assaf"))):
             if s is not None and s >= 0:
                 out[block + (s - me) % n] = 1
@@ -183,4 +183,5 @@ def _writer(enc: Encoding, pack: list[str], options: dict[str, Any]) -> Write:
             if drawn:
                 mark(out, last_wild_cards + rel * width, where, (drawn,), copies)
 
+    showdown = kept(last_caller, enc.size, _write_showdown)  # the last blocks
     return write  # type: ignore[return-value]  # a writer of Yaniv's states only
