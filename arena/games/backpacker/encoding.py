@@ -180,8 +180,10 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
             if known and s != me:
                 mark(out, known_hands + ((s - me) % n) * width, where, known, copies)
         out[extra_goes] = min(max(state.extra_goes, 0), 20)
-        view = {"seat": me, "pending": state._pending_view(me)}
-        for fill, at in pending_fills:
-            fill(view, out, at)
+        pending = state._pending_view(me)
+        if pending:  # its blocks write nothing of an empty view
+            view = {"seat": me, "pending": pending}
+            for fill, at in pending_fills:
+                fill(view, out, at)
 
     return write  # type: ignore[return-value]  # a writer of Backpacker's states only

@@ -154,7 +154,9 @@ def _writer(enc: Encoding) -> Write:
     phases = {phase: i for i, phase in enumerate(PHASES)}
     characters_of: dict[str | None, int] = {c: i for i, c in enumerate(data.CHARACTERS)}
     first_pending = [b.name for b in enc.blocks].index("pending_for")
-    pending_fills = [(b.fill, at) for b, at in zip(enc.blocks[first_pending:], enc.offsets[first_pending:], strict=True)]
+    pending_fills = [(b.fill, at) for b, at in zip(enc.blocks[first_pending:], enc.offsets[first_pending:], strict=True)
+                     if b.name != "postcards"]
+    postcards = enc.starts["postcards"]
     (hand, hand_limit, hand_sizes, known_cards, current, turns_since_trip, phase, deck_size, deck_top, discard,
      offers_left, characters, countries, home_visited, centre, aside, pile_top, pile_size, collections,
      target) = enc.offsets[:first_pending]
@@ -198,10 +200,12 @@ def _writer(enc: Encoding) -> Write:
         aim = in_countries.get(state.target(me))
         if aim is not None:
             out[target + aim] = 1
-        view = {"seat": me, "phase": state.phase, "pending": state._pending_view(me)}
         if state.options["postcards"]:
-            view["postcards"] = state.postcards(me)
-        for fill, at in pending_fills:
-            fill(view, out, at)
+            out[postcards] = min(state.postcards(me), 6)
+        pending = state._pending_view(me)
+        if pending:  # its blocks write nothing of an empty view
+            view = {"seat": me, "phase": state.phase, "pending": pending}
+            for fill, at in pending_fills:
+                fill(view, out, at)
 
     return write  # type: ignore[return-value]  # a writer of Itchy Feet's states only
