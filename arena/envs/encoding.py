@@ -125,6 +125,17 @@ class Encoding:
             fill(obs, items, at)
         return out
 
+    def tensor_list(self, state: games.State, seat: int) -> list[float]:
+        """``tensor(state, seat)`` as a list of floats (OpenSpiel's Python API hands out lists).
+        A tensor is mostly zeros and a float made per entry costs more than the tensor's
+        writing: the zeros share one float, only the other entries are made."""
+        tensor = self.tensor(state, seat)
+        found = np.flatnonzero(tensor.view(np.uint32))  # by their bits: a -0.0 is kept too
+        listed = [0.0] * self.size
+        for i, value in zip(found.tolist(), tensor[found].tolist(), strict=True):
+            listed[i] = value
+        return listed
+
     def mask(self, legal: Iterable[str]) -> np.ndarray:
         """The 0/1 (int8) action mask of the legal action ids (a new array)."""
         return self.ids_and_mask(tuple(legal))[1].copy()
@@ -264,6 +275,28 @@ def kept(start: int, end: int, write: Part) -> Part:
         last[seat] = (copy.deepcopy(value), memoryview(out[start:end].tobytes()).cast("f"))
 
     return write_kept
+
+
+def growing(start: int, where: dict[Any, int], copies: int) -> Part:
+    """``write(pile, seat, out)`` of a ``cards`` block from ``start`` (cards of ``where``, as
+    ``mark`` writes them) of a pile that mostly grows at its end, a discard pile, for a direct
+    writer: while the pile starts with the cards written last time, their part is copied and
+    only the cards laid since are written."""
+    end = start + len(where)
+    last: dict[int, tuple[list[Any], memoryview[float]]] = {}
+
+    def write(pile: Sequence[Any], seat: int, out: memoryview[float]) -> None:
+        got = last.get(seat)
+        if got is not None and pile[:len(got[0])] == got[0]:
+            out[start:end] = got[1]
+            if len(pile) == len(got[0]):
+                return
+            mark(out, start, where, pile[len(got[0]):], copies)
+        else:
+            mark(out, start, where, pile, copies)
+        last[seat] = (list(pile), memoryview(out[start:end].tobytes()).cast("f"))
+
+    return write
 
 
 def card(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Hashable | None], help: str) -> Block:

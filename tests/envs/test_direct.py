@@ -1,7 +1,8 @@
-"""The tensors and masks the environment hands out equal, step by step and for every seat, the
-plain encoding of the seat's observation (``Encoding.encode(state.observation(seat))`` and
-``Encoding.mask(state.legal_actions(seat))``), whether a game writes its tensor straight from
-the state or not: over seeded random matches of every game at every table size and option set."""
+"""The tensors and masks the environment hands out (and OpenSpiel's tensor lists) equal, step by
+step and for every seat, the plain encoding of the seat's observation
+(``Encoding.encode(state.observation(seat))`` and ``Encoding.mask(state.legal_actions(seat))``),
+whether a game writes its tensor straight from the state or not: over seeded random matches of
+every game at every table size and option set."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from arena import games
-from arena.envs.encoding import kept, load
+from arena.envs.encoding import growing, kept, load
 from arena.envs.pettingzoo import raw_env
 from arena.games.testing import cases, snapshot
 
@@ -31,6 +32,8 @@ def _check_every_seat(e: Any, state: games.State, where: str) -> None:
         assert np.array_equal(mine["observation"], plain), \
             f"{where}, seat {seat}: blocks {_differing(enc, mine['observation'], plain)} differ"
         assert np.array_equal(enc.tensor(state, seat), plain)
+        listed = enc.tensor_list(state, seat)  # OpenSpiel's
+        assert listed == plain.tolist() and all(type(v) is float for v in listed)
         assert np.array_equal(mine["action_mask"], enc.mask(state.legal_actions(seat))), f"{where}, seat {seat}: mask"
 
 
@@ -84,3 +87,22 @@ def test_a_kept_part_is_written_again_when_its_value_changes_even_in_place() -> 
     assert tensor(pile, 0) == [0, 1, 0, 1, 0]
     assert tensor(pile, 1) == [0, 2, 0, 2, 0]  # each seat its own
     assert written == [([1], 0), ([1, 3], 0), ([1, 3], 1)]
+
+
+def test_a_growing_pile_is_written_whole_again_unless_it_only_grew() -> None:
+    where = {"2C": 0, "3C": 1, "4C": 2}
+    pile_part = growing(1, where, copies=2)  # counts: a card of two packs may lie there twice
+
+    def tensor(pile: list[str]) -> list[float]:
+        out = np.zeros(5, np.float32)
+        pile_part(pile, 0, memoryview(out))
+        return out.tolist()
+
+    pile = ["2C"]
+    assert tensor(pile) == [0, 1, 0, 0, 0]
+    pile += ["3C", "2C"]  # grown in place
+    assert tensor(pile) == [0, 2, 1, 0, 0]
+    assert tensor(pile) == [0, 2, 1, 0, 0]  # unchanged
+    pile[0] = "4C"  # changed below its top
+    assert tensor(pile) == [0, 1, 1, 1, 0]
+    assert tensor(["3C"]) == [0, 0, 1, 0, 0]  # turned over into a new pile

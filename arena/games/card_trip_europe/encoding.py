@@ -12,6 +12,7 @@ from arena.envs.encoding import (
     Write,
     cards,
     choice,
+    kept,
     mark,
     number,
     per_seat,
@@ -109,7 +110,7 @@ def _writer(enc: Encoding) -> Write:
         mark(out, hand, where, [c for c in state.hands[me] if own_choice is None or c not in own_choice], 1)
         if own_choice is not None:
             mark(out, face_down, where, own_choice, 1)
-        scores = []
+        trips = []
         for t in range(n):
             rel = (t - me) % n
             picked = state.choice[t] is not None
@@ -119,23 +120,35 @@ def _writer(enc: Encoding) -> Write:
                 mark(out, known_cards + rel * width, where, state.hands[t], 1)
             trip, turned = state._shown(me, t)
             mark(out, revealed + rel * width, where, turned, 1)
+            trips.append(tuple(trip))
+        scoring((tuple(trips), tuple(state.bonus_sides)), me, out)
+        out[at["pile_count"]] = min(len(state.pile), len(DECK))
+
+    def write_scoring(shown: tuple[tuple[tuple[int, ...], ...], tuple[str, ...]], me: int,
+                      out: memoryview[float]) -> None:
+        """The trips as the seat sees them and their scoring, the bonus cards' sides and points."""
+        trips, faces = shown
+        scores = []
+        for t, trip in enumerate(trips):
+            rel = (t - me) % n
             for e in trip:  # a campsite is a card placed face down: its number negated
                 if e < 0:
                     out[campsites + rel * width + where[-e]] = 1
                 else:
                     out[locations + rel * width + where[e]] = 1
-            score = scored(tuple(trip))
+            score = scored(trip)
             scores.append(score)
             out[energy + rel] = min(max(score.week_energy_left, 0), WEEK_ENERGY)
             for kind, block in kinds:
                 out[block + rel] = min(max(score.counts[kind], 0), TRIP_LENGTH)
             out[points + rel] = min(max(score.points["total"], -MOST_POINTS), MOST_POINTS)
-        for (side, block), face, bonus in zip(bonuses, state.bonus_sides, scored_bonus(scores, tuple(state.bonus_sides)),
-                                               strict=True):
+        for (side, block), face, bonus in zip(bonuses, faces, scored_bonus(scores, faces), strict=True):
             if face in sides:
                 out[side + sides[face]] = 1
             for t, value in enumerate(bonus):
                 out[block + (t - me) % n] = min(max(value, -BONUS), BONUS)
-        out[at["pile_count"]] = min(len(state.pile), len(DECK))
 
+    # From the trips on, up to the pile's count, the tensor follows from the trips as the seat
+    # sees them and the bonus cards' sides: they change only when a seat places a card.
+    scoring = kept(locations, at["pile_count"], write_scoring)
     return write  # type: ignore[return-value]  # a writer of Card Trip Europe's states only
