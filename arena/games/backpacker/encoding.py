@@ -11,6 +11,7 @@ from arena.envs.encoding import (
     card,
     cards,
     choice,
+    growing,
     mark,
     number,
     per_seat,
@@ -157,7 +158,7 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
         future = state.future
         out[future_size] = min(len(future), size)
         mark(out, future_top_known, where, future[len(future) - state.future_known:], copies)
-        mark(out, past_pile, where, state.past, copies)
+        past(state.past, me, out)
         if state.past:
             out[past_top + where[state.past[-1]]] = 1
         for s in range(n):
@@ -186,4 +187,5 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
             for fill, at in pending_fills:
                 fill(view, out, at)
 
+    past = growing(past_pile, where, copies)
     return write  # type: ignore[return-value]  # a writer of Backpacker's states only

@@ -12,6 +12,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    growing,
     mark,
     number,
     per_seat,
@@ -92,7 +93,7 @@ def _writer(enc: Encoding, pack: list[str]) -> Write:
     def write(state: CrazyEightsState, me: int, out: memoryview[float]) -> None:
         mark(out, hand, in_pack, state.hands[me], copies)
         out[top_card + in_deck[state.discard[-1]]] = 1
-        mark(out, discard_pile, in_pack, state.discard, copies)
+        discarded(state.discard, me, out)
         for s in range(n):
             rel = (s - me) % n
             out[hand_sizes + rel] = min(len(state.hands[s]), size)
@@ -120,4 +121,5 @@ def _writer(enc: Encoding, pack: list[str]) -> Write:
             out[last_points + (s - me) % n] = min(max(points, 0), 400)
         out[last_blocked] = bool(last["blocked"])
 
+    discarded = growing(discard_pile, in_pack, copies)
     return write  # type: ignore[return-value]  # a writer of Crazy 8s' states only

@@ -12,6 +12,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    growing,
     mark,
     number,
     per_seat,
@@ -179,7 +180,7 @@ def _writer(enc: Encoding) -> Write:
         out[deck_size] = min(len(state.deck), size)
         if state.peek["seat"] == me:  # the cards it put back itself
             mark(out, deck_top, where, state.peek["cards"], copies)
-        mark(out, discard, where, state.discard, copies)
+        discarded(state.discard, me, out)
         out[offers_left] = min(max(MAX_OFFERS - state.offers, 0), MAX_OFFERS)
         if state.bucket:
             if state.pile:
@@ -208,4 +209,5 @@ def _writer(enc: Encoding) -> Write:
             for fill, at in pending_fills:
                 fill(view, out, at)
 
+    discarded = growing(discard, where, copies)
     return write  # type: ignore[return-value]  # a writer of Itchy Feet's states only

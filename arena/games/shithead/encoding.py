@@ -11,6 +11,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    growing,
     mark,
     multisets,
     number,
@@ -130,8 +131,8 @@ def _writer(enc: Encoding, deck: list[str], options: dict[str, Any]) -> Write:
         if swapping:
             out[swaps_left] = min(max(state.swaps_left[me], 0), SWAPS)
         out[pack_count] = min(len(state.pack), size)
-        mark(out, pile, where, state.pile, copies)
-        mark(out, burned, where, state.burned, copies)
+        laid(state.pile, me, out)
+        burnt(state.burned, me, out)
         top = to_beat(state.pile, options)
         if top in ranks:
             out[to_beat_ + ranks[top]] = 1
@@ -153,4 +154,5 @@ def _writer(enc: Encoding, deck: list[str], options: dict[str, Any]) -> Write:
             if state.cut_by is not None and state.cut_by >= 0:
                 out[cut_by + (state.cut_by - me) % n] = 1
 
+    laid, burnt = growing(pile, where, copies), growing(burned, where, copies)
     return write  # type: ignore[return-value]  # a writer of Shithead's states only

@@ -11,6 +11,7 @@ from arena.envs.encoding import (
     Write,
     cards,
     choice,
+    growing,
     kept,
     mark,
     multisets,
@@ -153,7 +154,7 @@ def _writer(enc: Encoding, pack: list[str], options: dict[str, Any]) -> Write:
             out[first_taken + where[laid[0]]] = 1
             out[last_taken + where[laid[-1]]] = 1
         mark(out, my_discard, where, state.my_discard, copies)
-        mark(out, discard_pile, where, state.buried, copies)
+        buried(state.buried, me, out)
         out[deck] = min(len(state.deck), size)
         if state.phase in phases:
             out[phase + phases[state.phase]] = 1
@@ -184,4 +185,5 @@ def _writer(enc: Encoding, pack: list[str], options: dict[str, Any]) -> Write:
                 mark(out, last_wild_cards + rel * width, where, (drawn,), copies)
 
     showdown = kept(last_caller, enc.size, _write_showdown)  # the last blocks
+    buried = growing(discard_pile, where, copies)
     return write  # type: ignore[return-value]  # a writer of Yaniv's states only
