@@ -43,6 +43,7 @@ Write = Callable[[games.State, int, "memoryview[float]"], None]
 
 
 KNOWN_LEGAL = 4096  # sets of legal actions whose ids and mask an encoding keeps
+SPARSE_LIST = 512  # tensors from this size on are listed by their nonzero entries (quicker from about here)
 
 
 class NoEncoding(BadInput):
@@ -127,9 +128,11 @@ class Encoding:
 
     def tensor_list(self, state: games.State, seat: int) -> list[float]:
         """``tensor(state, seat)`` as a list of floats (OpenSpiel's Python API hands out lists).
-        A tensor is mostly zeros and a float made per entry costs more than the tensor's
-        writing: the zeros share one float, only the other entries are made."""
+        A tensor is mostly zeros and, in a large one, a float made per entry costs more than
+        the tensor's writing: the zeros then share one float, only the other entries are made."""
         tensor = self.tensor(state, seat)
+        if self.size < SPARSE_LIST:
+            return cast("list[float]", tensor.tolist())
         found = np.flatnonzero(tensor.view(np.uint32))  # by their bits: a -0.0 is kept too
         listed = [0.0] * self.size
         for i, value in zip(found.tolist(), tensor[found].tolist(), strict=True):
@@ -258,12 +261,12 @@ def mark(out: memoryview[float], at: int, where: dict[Any, int], held: Iterable[
 Part = Callable[[Any, int, "memoryview[float]"], None]
 
 
-def kept(start: int, end: int, write: Part) -> Part:
+def kept(start: int, end: int, write: Part, copy_of: Callable[[Any], Any] = copy.deepcopy) -> Part:
     """``write(value, seat, out)`` of a part of the tensor, ``start`` to ``end``, that follows
     from ``value`` and the seat alone, for a direct writer: written once while ``value`` stays
-    equal to the copy kept of it, then copied. A part that changes seldom (a discard pile
-    between bouts, the previous round's showdown) costs a comparison and a copy instead of
-    its writing."""
+    equal to the copy kept of it (``copy_of(value)``: a deep copy unless a shallower one
+    does), then copied. A part that changes seldom (a discard pile between bouts, the
+    previous round's showdown) costs a comparison and a copy instead of its writing."""
     last: dict[int, tuple[Any, memoryview[float]]] = {}
 
     def write_kept(value: Any, seat: int, out: memoryview[float]) -> None:
@@ -272,7 +275,7 @@ def kept(start: int, end: int, write: Part) -> Part:
             out[start:end] = got[1]
             return
         write(value, seat, out)
-        last[seat] = (copy.deepcopy(value), memoryview(out[start:end].tobytes()).cast("f"))
+        last[seat] = (copy_of(value), memoryview(out[start:end].tobytes()).cast("f"))
 
     return write_kept
 

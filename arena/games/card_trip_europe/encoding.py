@@ -150,5 +150,5 @@ def _writer(enc: Encoding) -> Write:
 
     # From the trips on, up to the pile's count, the tensor follows from the trips as the seat
     # sees them and the bonus cards' sides: they change only when a seat places a card.
-    scoring = kept(locations, at["pile_count"], write_scoring)
+    scoring = kept(locations, at["pile_count"], write_scoring, copy_of=tuple)  # of tuples: nothing to copy
     return write  # type: ignore[return-value]  # a writer of Card Trip Europe's states only

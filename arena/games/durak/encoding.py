@@ -13,8 +13,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
-    kept,
-    mark,
+    growing,
     number,
     per_seat,
     positions,
@@ -163,6 +162,5 @@ def _writer(enc: Encoding, deck: list[str]) -> Write:
                 out[partners + (s - me) % n] = teams[s] == teams[me]
         out[bout] = min(max(state.bout, 0), 50)
 
-    # The discards change only when a bout is beaten off.
-    discarded = kept(discards, discards + width, lambda pile, me, out: mark(out, discards, where, pile, 1))
+    discarded = growing(discards, where, 1)  # it grows when a bout is beaten off
     return write  # type: ignore[return-value]  # a writer of Durak's states only

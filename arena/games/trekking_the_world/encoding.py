@@ -14,6 +14,7 @@ from arena.envs.encoding import (
     cards,
     choice,
     flag,
+    growing,
     kept,
     mark,
     number,
@@ -243,8 +244,8 @@ def _writer(enc: Encoding) -> Write:
             if block is not None:
                 out[block + locations_at[loc]] = 1
 
-    # The discard pile and the cubes on the map change on a few turns only.
-    discarded = kept(discard, discard + width, lambda pile, me, out: mark(out, discard, cards_at, pile, copies))
+    discarded = growing(discard, cards_at, copies)
+    # The cubes on the map change on a few turns only.
     first_cubes = min(cubes_at.values())
-    placed = kept(first_cubes, first_cubes + len(cubes_at) * len(locations_at), write_cubes)
+    placed = kept(first_cubes, first_cubes + len(cubes_at) * len(locations_at), write_cubes, dict)
     return write  # type: ignore[return-value]  # a writer of Trekking the World's states only
