@@ -4,8 +4,9 @@ to the engine measured in the same run (goal: at most 2x, and 10,000 decisions/s
 PettingZoo), with OpenSpiel's own ``crazy_eights`` through its Python API as the baseline.
 
 The engine loop asks for the legal actions and applies a random one; the observing loop also
-builds the observation of the seat to act, which every adapter reads its tensor from (the
-part of an adapter's cost that is the engine's own); the environment loop is
+builds the observation of the seat to act, as a bot's turn does (the plain encoding reads its
+tensor from it; a game that writes its tensor straight from the state never builds it, so an
+adapter may cost less than this loop); the environment loop is
 a researcher's: ``agent_iter``, ``last()`` (the tensor and the mask), a random id of the mask;
 the OpenSpiel loop, for our games and OpenSpiel's alike: the chance outcome (the deal), then at
 each decision the player's ``observation_tensor`` and ``legal_actions`` and a random one of
@@ -51,7 +52,7 @@ def engine(name: str, players: int) -> Callable[[int, random.Random], int]:
 
 def observing(name: str, players: int) -> Callable[[int, random.Random], int]:
     """The engine's loop that also builds the observation of the seat to act, as a bot's turn
-    and every adapter do: what the engine alone spends before any tensor."""
+    and the plain encoding do: what the engine alone spends before a tensor made from it."""
     game = games.get(name)
 
     def loop(deal: int, rng: random.Random) -> int:

@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import json
@@ -36,9 +37,13 @@ from arena.errors import BadInput
 
 Obs = dict[str, Any]
 Fill = Callable[[Obs, "memoryview[float]", int], None]  # float32 items
+# A game's tensor written straight from the state: ``write(state, seat, out)`` into a zeroed
+# tensor, exactly what the blocks write from ``state.observation(seat)``.
+Write = Callable[[games.State, int, "memoryview[float]"], None]
 
 
 KNOWN_LEGAL = 4096  # sets of legal actions whose ids and mask an encoding keeps
+SPARSE_LIST = 512  # tensors from this size on are listed by their nonzero entries (quicker from about here)
 
 
 class NoEncoding(BadInput):
@@ -69,7 +74,8 @@ class Encoding:
     """A game's tensor layout and action space at one player count and options."""
 
     def __init__(self, game: str, num_players: int, blocks: Sequence[Block], actions: Iterable[str],
-                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32) -> None:
+                 beyond: Callable[[str], bool] | None = None, beyond_help: str = "", overflow: int = 32,
+                 direct: Callable[[Encoding], Write] | None = None) -> None:
         self.game = game
         self.num_players = num_players
         self.blocks = tuple(blocks)
@@ -90,11 +96,27 @@ class Encoding:
         for block in self.blocks:
             self.offsets.append(self.size)
             self.size += block.size
+        self.starts = {block.name: start for block, start in zip(self.blocks, self.offsets, strict=True)}
         none = [np.zeros(0, np.float32)]
         self.low = np.concatenate([np.full(b.size, b.low, np.float32) for b in self.blocks] or none)
         self.high = np.concatenate([np.full(b.size, b.high, np.float32) for b in self.blocks] or none)
         self._fills = [(b.fill, start) for b, start in zip(self.blocks, self.offsets, strict=True)]
         self._known: dict[tuple[str, ...], tuple[list[int], np.ndarray]] = {}
+        # Building a seat's observation costs as much as a decision of the engine, more than
+        # the blocks' writing: a game may write its tensor straight from the state instead
+        # (``direct(encoding) -> write``), reading only what the observation shows.
+        self._write = direct(self) if direct is not None else None
+
+    def tensor(self, state: games.State, seat: int) -> np.ndarray:
+        """``seat``'s tensor of ``state``: ``encode(state.observation(seat))``, written straight
+        from the state where the game has a direct writer (the same values, the observation's
+        dict never built)."""
+        write = self._write
+        if write is None:
+            return self.encode(state.observation(seat))
+        out = np.zeros(self.size, np.float32)
+        write(state, seat, cast("memoryview[float]", memoryview(out)))  # type: ignore[arg-type]
+        return out
 
     def encode(self, obs: Obs) -> np.ndarray:
         """The observation tensor (float32, ``size`` entries) of one seat's observation."""
@@ -103,6 +125,19 @@ class Encoding:
         for fill, at in self._fills:
             fill(obs, items, at)
         return out
+
+    def tensor_list(self, state: games.State, seat: int) -> list[float]:
+        """``tensor(state, seat)`` as a list of floats (OpenSpiel's Python API hands out lists).
+        A tensor is mostly zeros and, in a large one, a float made per entry costs more than
+        the tensor's writing: the zeros then share one float, only the other entries are made."""
+        tensor = self.tensor(state, seat)
+        if self.size < SPARSE_LIST:
+            return cast("list[float]", tensor.tolist())
+        found = np.flatnonzero(tensor.view(np.uint32))  # by their bits: a -0.0 is kept too
+        listed = [0.0] * self.size
+        for i, value in zip(found.tolist(), tensor[found].tolist(), strict=True):
+            listed[i] = value
+        return listed
 
     def mask(self, legal: Iterable[str]) -> np.ndarray:
         """The 0/1 (int8) action mask of the legal action ids (a new array)."""
@@ -209,6 +244,62 @@ def cards(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Iterable[Has
             out[at + where[card]] = 1
 
     return Block(name, len(where), 0, copies, fill_set if copies == 1 else fill, help)
+
+
+def mark(out: memoryview[float], at: int, where: dict[Any, int], held: Iterable[Hashable], copies: int) -> None:
+    """What a ``cards`` block of a deck with ``copies`` of its most copied card writes for
+    ``held`` (a game's direct writer uses it as its blocks do): a count per card with more
+    than one pack, a one-hot set with one."""
+    if copies == 1:
+        for c in held:
+            out[at + where[c]] = 1
+    else:
+        for c in held:
+            out[at + where[c]] += 1
+
+
+Part = Callable[[Any, int, "memoryview[float]"], None]
+
+
+def kept(start: int, end: int, write: Part, copy_of: Callable[[Any], Any] = copy.deepcopy) -> Part:
+    """``write(value, seat, out)`` of a part of the tensor, ``start`` to ``end``, that follows
+    from ``value`` and the seat alone, for a direct writer: written once while ``value`` stays
+    equal to the copy kept of it (``copy_of(value)``: a deep copy unless a shallower one
+    does), then copied. A part that changes seldom (a discard pile between bouts, the
+    previous round's showdown) costs a comparison and a copy instead of its writing."""
+    last: dict[int, tuple[Any, memoryview[float]]] = {}
+
+    def write_kept(value: Any, seat: int, out: memoryview[float]) -> None:
+        got = last.get(seat)
+        if got is not None and got[0] == value:
+            out[start:end] = got[1]
+            return
+        write(value, seat, out)
+        last[seat] = (copy_of(value), memoryview(out[start:end].tobytes()).cast("f"))
+
+    return write_kept
+
+
+def growing(start: int, where: dict[Any, int], copies: int) -> Part:
+    """``write(pile, seat, out)`` of a ``cards`` block from ``start`` (cards of ``where``, as
+    ``mark`` writes them) of a pile that mostly grows at its end, a discard pile, for a direct
+    writer: while the pile starts with the cards written last time, their part is copied and
+    only the cards laid since are written."""
+    end = start + len(where)
+    last: dict[int, tuple[list[Any], memoryview[float]]] = {}
+
+    def write(pile: Sequence[Any], seat: int, out: memoryview[float]) -> None:
+        got = last.get(seat)
+        if got is not None and pile[:len(got[0])] == got[0]:
+            out[start:end] = got[1]
+            if len(pile) == len(got[0]):
+                return
+            mark(out, start, where, pile[len(got[0]):], copies)
+        else:
+            mark(out, start, where, pile, copies)
+        last[seat] = (list(pile), memoryview(out[start:end].tobytes()).cast("f"))
+
+    return write
 
 
 def card(name: str, deck: Sequence[Hashable], get: Callable[[Obs], Hashable | None], help: str) -> Block:

@@ -278,8 +278,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             raise pyspiel.SpielError(f"player {player}: expected 0 to {match.table.num_players - 1}")
         if match.state is None:
             return [0.0] * match.table.encoding.size
-        tensor: list[float] = match.table.encoding.encode(match.state.observation(player)).tolist()
-        return tensor
+        return match.table.encoding.tensor_list(match.state, player)
 
     def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
         return self.match.table.outcomes if self.match.state is None else ()
@@ -342,7 +341,7 @@ class Observer:
         if engine is None:
             self.tensor.fill(0)
         else:
-            self.tensor[:] = self.encoding.encode(engine.observation(player))
+            self.tensor[:] = self.encoding.tensor(engine, player)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         engine = state.match.state

@@ -115,11 +115,11 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[self.state_.to_act()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's tensor and action mask (new arrays), made from ``observation(seat)``
-        and ``legal_actions(seat)`` alone."""
+        """The agent's tensor and action mask (new arrays), made from what ``observation(seat)``
+        shows and ``legal_actions(seat)`` alone."""
         state = self.match
         seat = self.seats[agent]
-        return {"observation": self.encoding.encode(state.observation(seat)),
+        return {"observation": self.encoding.tensor(state, seat),
                 "action_mask": self.encoding.mask(state.legal_actions(seat))}
 
     def step(self, action: int | None) -> None:
@@ -129,13 +129,20 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
             return
         state = self.match
         seat = self.seats[agent]
-        size = len(self.encoding.actions)
+        enc = self.encoding
+        size = len(enc.actions)
         if action is None or not 0 <= int(action) < size:
             raise IllegalAction(f"{agent}: action {action!r} is not an id of the action space (0-{size - 1})")
-        chosen = self.encoding.action(int(action), state.legal_actions(seat))
+        i = int(action)
+        # A listed id names its action alone; only an overflow slot needs the legal actions.
+        chosen = enc.actions[i] if i < enc.listed else enc.action(i, state.legal_actions(seat))
         state.apply(seat, chosen)  # IllegalAction, state unchanged, if not legal
         self._cumulative_rewards[agent] = 0.0
-        if state.is_terminal():
+        to_act = state.to_act()
+        if to_act:
+            self.agent_selection = self.possible_agents[to_act[0]]
+            # Rewards come only at the end: until then they are all zero, nothing to add up.
+        else:
             outcome = state.outcome()
             capped = state.capped()
             for other in self.agents:
@@ -144,9 +151,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
                 self.terminations[other] = not capped
                 self.truncations[other] = capped
                 self.infos[other] = {"scores": list(outcome.scores), "ranks": list(outcome.ranks)}
-        else:
-            self.agent_selection = self.possible_agents[state.to_act()[0]]
-        self._accumulate_rewards()
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -194,6 +199,14 @@ class Enforced(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         if not self._has_reset:
             raise _before_reset("agent_selection")
         return self.env.last(observe)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> None:
+        # The base wrapper's checks, without its two layers of calls at every decision.
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # the base wrapper's errors and warnings
 
     @property
     def agent_selection(self) -> str:

@@ -115,6 +115,9 @@ def test_the_tensor_tells_nothing_hidden(name: str) -> None:
                     world = state.resample_hidden(seat, random.Random(k * 7 + seat))
                     assert np.array_equal(enc.encode(world.observation(seat)), seen), \
                         f"{name} {n}p: seat {seat}'s tensor tells a resample apart"
+                    # A game's direct writer reads the state: it too sees only the seat's view.
+                    assert np.array_equal(enc.tensor(world, seat), seen), \
+                        f"{name} {n}p: seat {seat}'s tensor written from the state tells a resample apart"
                     differed = differed or snapshot(world) != snapshot(state)
         assert differed, "no resample changed anything hidden: the test saw nothing"
 

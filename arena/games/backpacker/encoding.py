@@ -5,7 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.envs.encoding import Encoding, card, cards, choice, number, per_seat, seat, seats_cards
+from arena.envs.encoding import (
+    Encoding,
+    Write,
+    card,
+    cards,
+    choice,
+    growing,
+    mark,
+    number,
+    per_seat,
+    positions,
+    seat,
+    seats_cards,
+)
 from arena.games.backpacker.deck import COUNTRIES, EVENTS, build_deck
 
 from .plays import DATE_LINE_MAX
@@ -114,4 +127,65 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         card("forced", deck, pending("forced"), "the card forced Under the Influence"),
         number("eclipse_count", lambda o: o["pending"].get("count") or 0, "cards drawn in the Solar Eclipse", 8),
     ]
-    return Encoding("backpacker", n, blocks, actions(n))
+    return Encoding("backpacker", n, blocks, actions(n), direct=lambda enc: _writer(enc, deck))
+
+
+def _writer(enc: Encoding, deck: list[str]) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand and the hands it knows, the piles and trips; the pending
+    decision's blocks are filled from the observation's own view of it (``_pending_view``)."""
+    n = enc.num_players
+    where, in_countries = positions(deck), positions(COUNTRIES)
+    width, country_width = len(where), len(in_countries)
+    copies = max(deck.count(c) for c in where)
+    size = len(deck)
+    phases = {phase: i for i, phase in enumerate(PHASES)}
+    first_pending = [b.name for b in enc.blocks].index("pending_card")
+    pending_fills = [(b.fill, at) for b, at in zip(enc.blocks[first_pending:], enc.offsets[first_pending:], strict=True)]
+    (hand, phase, current, dealer, year, years, future_size, future_top_known, past_pile, past_top, trips, trip_tops,
+     bonuses, boosts, video_camera, status, misses, hand_sizes, scores, extra_goes,
+     known_hands) = enc.offsets[:first_pending]
+
+    def write(state: BackpackerState, me: int, out: memoryview[float]) -> None:
+        mark(out, hand, where, state.hands[me], copies)
+        if state.phase in phases:
+            out[phase + phases[state.phase]] = 1
+        for block, s in ((current, state.current), (dealer, state.dealer)):
+            if s is not None and s >= 0:
+                out[block + (s - me) % n] = 1
+        out[year] = min(max(state.year, 0), 5)
+        out[years] = min(max(state.years, 0), 5)
+        future = state.future
+        out[future_size] = min(len(future), size)
+        mark(out, future_top_known, where, future[len(future) - state.future_known:], copies)
+        past(state.past, me, out)
+        if state.past:
+            out[past_top + where[state.past[-1]]] = 1
+        for s in range(n):
+            rel = (s - me) % n
+            trip = state.trips[s]
+            for entry in trip:
+                out[trips + rel * country_width + in_countries[entry["country"]]] = 1
+                mark(out, bonuses + rel * width, where, entry["bonuses"], copies)
+            if trip:
+                out[trip_tops + rel * country_width + in_countries[trip[-1]["country"]]] = 1
+            out[boosts + rel] = min(max(sum(entry["boost"] for entry in trip), 0), 20)
+            out[video_camera + rel] = min(max(state.cameras[s], 0), 1)
+            held = state.status[s]
+            if held:
+                mark(out, status + rel * width, where, (held["card"],), copies)
+                out[misses + rel] = min(max(held.get("miss") or 0, 0), 10)
+            out[hand_sizes + rel] = min(len(state.hands[s]), 20)
+            out[scores + rel] = min(max(state.banked[s], 0), PLAYING)
+        for s, known in enumerate(state.known[me]):  # the hands the seat knows, its own left out
+            if known and s != me:
+                mark(out, known_hands + ((s - me) % n) * width, where, known, copies)
+        out[extra_goes] = min(max(state.extra_goes, 0), 20)
+        pending = state._pending_view(me)
+        if pending:  # its blocks write nothing of an empty view
+            view = {"seat": me, "pending": pending}
+            for fill, at in pending_fills:
+                fill(view, out, at)
+
+    past = growing(past_pile, where, copies)
+    return write  # type: ignore[return-value]  # a writer of Backpacker's states only

@@ -6,10 +6,23 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from arena.envs.encoding import Block, Encoding, cards, choice, number, per_seat, seats_cards
+from arena.envs.encoding import (
+    Block,
+    Encoding,
+    Write,
+    cards,
+    choice,
+    kept,
+    mark,
+    number,
+    per_seat,
+    positions,
+    seats_cards,
+)
 
 from .locations import BONUS_CARDS, CAMPSITE, LOCATION_TYPES, NUMBERS, WEEK_ENERGY
-from .state import CHOOSE, DEALS, HAND_SIZE, OVER, PLACE, PLAY_COUNT, TRIP_LENGTH
+from .scoring import scored, scored_bonus
+from .state import CHOOSE, DEALS, HAND_SIZE, OVER, PLACE, PLAY_COUNT, TRIP_LENGTH, CardTripState
 
 DECK = sorted(NUMBERS)  # the location cards by number: the card blocks, read as the numbers they are
 TYPES = (*LOCATION_TYPES, CAMPSITE)
@@ -68,4 +81,74 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         *[block for i in range(len(BONUS_CARDS)) for block in bonus(i)],
         number("pile_count", lambda o: o["pile_count"], "location cards left face down", len(DECK)),
     ]
-    return Encoding("card_trip_europe", n, blocks, actions(n))
+    return Encoding("card_trip_europe", n, blocks, actions(n), direct=_writer)
+
+
+def _writer(enc: Encoding) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's hand and face-down pair, the hands it has held, the trips as the seat
+    sees them (``_shown``: another seat's placements of this step stay hidden), their scoring."""
+    n = enc.num_players
+    at = enc.starts
+    where = positions(DECK)
+    width = len(where)
+    phases = {phase: i for i, phase in enumerate((CHOOSE, PLACE, OVER))}
+    hand, face_down, chosen, hand_counts, known_cards, revealed, locations, campsites, energy, points = (at[b] for b in (
+        "hand", "face_down", "chosen", "hand_counts", "known_cards", "revealed", "locations", "campsites",
+        "week_energy_left", "points"))
+    kinds = [(kind, at[f"{kind}_count"]) for kind in TYPES]
+    bonuses = [(at[f"{card.id}_side"], at[f"{card.id}_points"]) for card in BONUS_CARDS]
+    sides = {"positive": 0, "negative": 1}
+    rounds = HAND_SIZE // PLAY_COUNT
+
+    def write(state: CardTripState, me: int, out: memoryview[float]) -> None:
+        if state.phase in phases:
+            out[at["phase"] + phases[state.phase]] = 1
+        out[at["deal"]] = min(max(state.deal, 0), DEALS)
+        out[at["round"]] = min(max(state.passes + 1, 0), rounds)
+        own_choice = state.choice[me]
+        mark(out, hand, where, [c for c in state.hands[me] if own_choice is None or c not in own_choice], 1)
+        if own_choice is not None:
+            mark(out, face_down, where, own_choice, 1)
+        trips = []
+        for t in range(n):
+            rel = (t - me) % n
+            picked = state.choice[t] is not None
+            out[chosen + rel] = picked
+            out[hand_counts + rel] = min(max(len(state.hands[t]) - (PLAY_COUNT if picked else 0), 0), HAND_SIZE)
+            if t != me and state._hand_known(me, t):
+                mark(out, known_cards + rel * width, where, state.hands[t], 1)
+            trip, turned = state._shown(me, t)
+            mark(out, revealed + rel * width, where, turned, 1)
+            trips.append(tuple(trip))
+        scoring((tuple(trips), tuple(state.bonus_sides)), me, out)
+        out[at["pile_count"]] = min(len(state.pile), len(DECK))
+
+    def write_scoring(shown: tuple[tuple[tuple[int, ...], ...], tuple[str, ...]], me: int,
+                      out: memoryview[float]) -> None:
+        """The trips as the seat sees them and their scoring, the bonus cards' sides and points."""
+        trips, faces = shown
+        scores = []
+        for t, trip in enumerate(trips):
+            rel = (t - me) % n
+            for e in trip:  # a campsite is a card placed face down: its number negated
+                if e < 0:
+                    out[campsites + rel * width + where[-e]] = 1
+                else:
+                    out[locations + rel * width + where[e]] = 1
+            score = scored(trip)
+            scores.append(score)
+            out[energy + rel] = min(max(score.week_energy_left, 0), WEEK_ENERGY)
+            for kind, block in kinds:
+                out[block + rel] = min(max(score.counts[kind], 0), TRIP_LENGTH)
+            out[points + rel] = min(max(score.points["total"], -MOST_POINTS), MOST_POINTS)
+        for (side, block), face, bonus in zip(bonuses, faces, scored_bonus(scores, faces), strict=True):
+            if face in sides:
+                out[side + sides[face]] = 1
+            for t, value in enumerate(bonus):
+                out[block + (t - me) % n] = min(max(value, -BONUS), BONUS)
+
+    # From the trips on, up to the pile's count, the tensor follows from the trips as the seat
+    # sees them and the bonus cards' sides: they change only when a seat places a card.
+    scoring = kept(locations, at["pile_count"], write_scoring, copy_of=tuple)  # of tuples: nothing to copy
+    return write  # type: ignore[return-value]  # a writer of Card Trip Europe's states only

@@ -5,11 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.envs.encoding import Encoding, card, cards, choice, flag, number, per_seat, seat
+from arena.envs.encoding import (
+    Encoding,
+    Write,
+    card,
+    cards,
+    choice,
+    flag,
+    growing,
+    mark,
+    number,
+    per_seat,
+    positions,
+    seat,
+)
 from arena.games import cards as playing_cards
 
 from .actions import DRAW, PASS, PENALTY_DRAW, PLAY, PLAY_AND_CALL
-from .state import BLACK_JACK, PACKS, TWO
+from .state import BLACK_JACK, PACKS, TWO, CrazyEightsState
 
 DECK = playing_cards.deck()  # the 52 cards, in the order of every card block
 NO_HAND: dict[str, Any] = {"winner": None, "points": (), "blocked": False}  # before any hand ended
@@ -62,4 +75,51 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         flag("last_blocked", lambda o: (o["last_hand"] or NO_HAND)["blocked"],
              "1 when the previous hand ended blocked (nobody could go out)"),
     ]
-    return Encoding("crazy_eights", n, blocks, actions(options))
+    return Encoding("crazy_eights", n, blocks, actions(options), direct=lambda enc: _writer(enc, pack))
+
+
+def _writer(enc: Encoding, pack: list[str]) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand, the card it just drew, the public piles and counts."""
+    n = enc.num_players
+    in_pack, in_deck = positions(pack), positions(DECK)
+    copies = max(pack.count(c) for c in in_pack)
+    size = len(pack)
+    suits = {suit: i for i, suit in enumerate(playing_cards.SUITS)}
+    kinds = {TWO: 0, BLACK_JACK: 1}
+    (hand, top_card, discard_pile, hand_sizes, draw_pile, current, reversed_, wish, penalty, penalty_kind, fastplay,
+     drawn, last_card, passes, totals, dealer, hand_number, last_winner, last_points, last_blocked) = enc.offsets
+
+    def write(state: CrazyEightsState, me: int, out: memoryview[float]) -> None:
+        mark(out, hand, in_pack, state.hands[me], copies)
+        out[top_card + in_deck[state.discard[-1]]] = 1
+        discarded(state.discard, me, out)
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_sizes + rel] = min(len(state.hands[s]), size)
+            out[last_card + rel] = min(max(state.last_card[s], 0), 1)
+            out[totals + rel] = min(max(state.totals[s], 0), 400)
+        out[draw_pile] = min(len(state.draw_pile), size)
+        for block, s in ((current, state.current), (dealer, state.dealer)):
+            if s is not None and s >= 0:
+                out[block + (s - me) % n] = 1
+        out[reversed_] = state.direction == -1
+        if state.wish in suits:
+            out[wish + suits[state.wish]] = 1
+        out[penalty] = min(max(state.penalty, 0), 16)
+        if state.penalty_kind in kinds:
+            out[penalty_kind + kinds[state.penalty_kind]] = 1
+        out[fastplay] = state.phase == "drawn"
+        if me == state.current and state.drawn is not None:  # the drawn card: its drawer's alone
+            out[drawn + in_deck[state.drawn]] = 1
+        out[passes] = min(max(state.passes, 0), n)
+        out[hand_number] = min(max(state.hand_number, 0), 100)
+        last = state.last_hand or NO_HAND
+        if last["winner"] is not None and last["winner"] >= 0:
+            out[last_winner + (last["winner"] - me) % n] = 1
+        for s, points in enumerate(last["points"]):
+            out[last_points + (s - me) % n] = min(max(points, 0), 400)
+        out[last_blocked] = bool(last["blocked"])
+
+    discarded = growing(discard_pile, in_pack, copies)
+    return write  # type: ignore[return-value]  # a writer of Crazy 8s' states only

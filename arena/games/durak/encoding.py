@@ -6,11 +6,24 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from arena.envs.encoding import Encoding, card, cards, choice, flag, number, per_seat, seat, seats_cards
+from arena.envs.encoding import (
+    Encoding,
+    Write,
+    card,
+    cards,
+    choice,
+    flag,
+    growing,
+    number,
+    per_seat,
+    positions,
+    seat,
+    seats_cards,
+)
 from arena.games import cards as playing_cards
 
 from .cards import in_order, pack
-from .state import DEFEND, LEAD, OVER, REDEAL, THROW_IN
+from .state import DEFEND, LEAD, OVER, REDEAL, THROW_IN, DurakState
 
 PHASES = (REDEAL, LEAD, DEFEND, THROW_IN, OVER)
 MOST = 9  # the largest attack of a bout (durak 3.7 with 52 cards: nine)
@@ -88,4 +101,66 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         per_seat("partners", n, mates, "with option teams: 1 for the seat's own team", 1),
         number("bout", lambda o: o["bout"], "bouts played (capped at 50)", 50),
     ]
-    return Encoding("durak", n, blocks, actions(options))
+    return Encoding("durak", n, blocks, actions(options), direct=lambda enc: _writer(enc, deck))
+
+
+def _writer(enc: Encoding, deck: list[str]) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand, the public piles and counts, the cards seen picked up."""
+    n = enc.num_players
+    where = positions(deck)
+    width = len(where)
+    suits = {suit: i for i, suit in enumerate(playing_cards.SUITS)}
+    phases = {phase: i for i, phase in enumerate(PHASES)}
+    size = len(deck)
+    (hand, trump, trump_card, in_stock, hidden_bottom, stock_count, hand_counts, known, discards, unbeaten,
+     beaten, defences, phase, attacker, defender, reversed_, taking, room, attack_cap, throw_in_order, dealer,
+     shown_trump, partners, bout) = enc.offsets
+    playing = (LEAD, DEFEND, THROW_IN)
+
+    def write(state: DurakState, me: int, out: memoryview[float]) -> None:
+        for c in state.hands[me]:
+            out[hand + where[c]] = 1
+        if state.trump in suits:
+            out[trump + suits[state.trump]] = 1
+        if state.trump_card is not None:
+            out[trump_card + where[state.trump_card]] = 1
+            out[in_stock] = state.trump_card in state.stock
+        out[hidden_bottom] = bool(state.hidden_bottom)
+        out[stock_count] = min(len(state.stock), size)
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_counts + rel] = min(len(state.hands[s]), size)
+            base = known + rel * width
+            for c in state.known[s]:
+                out[base + where[c]] = 1
+        discarded(state.discards, me, out)
+        for a, d in zip(state.attacks, state.defences, strict=True):
+            if d is None:
+                out[unbeaten + where[a]] = 1
+            else:
+                out[beaten + where[a]] = 1
+                if d:
+                    out[defences + where[d]] = 1
+        if state.phase in phases:
+            out[phase + phases[state.phase]] = 1
+        for block, s in ((attacker, state.attacker), (defender, state.defender), (dealer, state.dealer)):
+            if s is not None and s >= 0:
+                out[block + (s - me) % n] = 1
+        out[reversed_] = state.direction == -1
+        out[taking] = bool(state.taking)
+        out[room] = min(max(state.room(), 0), MOST) if state.phase in playing else 0
+        out[attack_cap] = min(max(state.attack_cap(), 0), MOST)
+        for s in state.window:
+            if 0 <= s < n:
+                out[throw_in_order + (s - me) % n] = 1
+        if state.shown_trump is not None:
+            out[shown_trump + where[state.shown_trump]] = 1
+        teams = state.teams
+        if teams is not None:
+            for s in range(n):
+                out[partners + (s - me) % n] = teams[s] == teams[me]
+        out[bout] = min(max(state.bout, 0), 50)
+
+    discarded = growing(discards, where, 1)  # it grows when a bout is beaten off
+    return write  # type: ignore[return-value]  # a writer of Durak's states only

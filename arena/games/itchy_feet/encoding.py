@@ -8,11 +8,15 @@ from typing import Any
 
 from arena.envs.encoding import (
     Encoding,
+    Write,
     cards,
     choice,
     flag,
+    growing,
+    mark,
     number,
     per_seat,
+    positions,
     seat,
     seats_cards,
     seats_choice,
@@ -135,4 +139,75 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
     ]
     return Encoding("itchy_feet", n, blocks, actions(n), beyond=_unlisted,
                     beyond_help=f"`accept` with more than {ACCEPTED} cards, and Free Wi-Fi's "
-                                "`take <card> top=<a>,<b>`")
+                                "`take <card> top=<a>,<b>`", direct=_writer)
+
+
+def _writer(enc: Encoding) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand and the cards it put back, the known cards, the countries; the
+    decision under way is filled by its blocks from the observation's own view of it
+    (``_pending_view``)."""
+    n = enc.num_players
+    where, in_countries = positions(DECK), positions(COUNTRIES)
+    width, country_width = len(where), len(in_countries)
+    copies = max(DECK.count(c) for c in where)
+    size = len(DECK)
+    phases = {phase: i for i, phase in enumerate(PHASES)}
+    characters_of: dict[str | None, int] = {c: i for i, c in enumerate(data.CHARACTERS)}
+    first_pending = [b.name for b in enc.blocks].index("pending_for")
+    pending_fills = [(b.fill, at) for b, at in zip(enc.blocks[first_pending:], enc.offsets[first_pending:], strict=True)
+                     if b.name != "postcards"]
+    postcards = enc.starts["postcards"]
+    (hand, hand_limit, hand_sizes, known_cards, current, turns_since_trip, phase, deck_size, deck_top, discard,
+     offers_left, characters, countries, home_visited, centre, aside, pile_top, pile_size, collections,
+     target) = enc.offsets[:first_pending]
+
+    def write(state: ItchyFeetState, me: int, out: memoryview[float]) -> None:
+        mark(out, hand, where, state.hands[me], copies)
+        out[hand_limit] = min(max(state.hand_limit(me), 0), 9)
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_sizes + rel] = min(len(state.hands[s]), size)
+            mark(out, known_cards + rel * width, where, state.known[s], copies)
+            character = characters_of.get(state.characters[s])
+            if character is not None:
+                out[characters + rel * len(characters_of) + character] = 1
+        if state.current is not None and state.current >= 0:
+            out[current + (state.current - me) % n] = 1
+        out[turns_since_trip] = min(max(state.turns - state.last_trip, 0), STALL)
+        if state.phase in phases:
+            out[phase + phases[state.phase]] = 1
+        out[deck_size] = min(len(state.deck), size)
+        if state.peek["seat"] == me:  # the cards it put back itself
+            mark(out, deck_top, where, state.peek["cards"], copies)
+        discarded(state.discard, me, out)
+        out[offers_left] = min(max(MAX_OFFERS - state.offers, 0), MAX_OFFERS)
+        if state.bucket:
+            if state.pile:
+                out[pile_top + in_countries[state.pile[-1]]] = 1
+            out[pile_size] = min(len(state.pile), len(COUNTRIES))
+            for s in range(n):
+                mark(out, collections + ((s - me) % n) * country_width, in_countries, state.collection[s], 1)
+        else:
+            for s in range(n):
+                rel = (s - me) % n
+                home = in_countries.get(state.home[s])
+                if home is not None:
+                    out[countries + rel * country_width + home] = 1
+                out[home_visited + rel] = min(max(state.home_visited[s], 0), 1)
+            if state.centre in in_countries:
+                out[centre + in_countries[state.centre]] = 1
+            mark(out, aside, in_countries, state.aside, 1)
+        aim = in_countries.get(state.target(me))
+        if aim is not None:
+            out[target + aim] = 1
+        if state.options["postcards"]:
+            out[postcards] = min(state.postcards(me), 6)
+        pending = state._pending_view(me)
+        if pending:  # its blocks write nothing of an empty view
+            view = {"seat": me, "phase": state.phase, "pending": pending}
+            for fill, at in pending_fills:
+                fill(view, out, at)
+
+    discarded = growing(discard, where, copies)
+    return write  # type: ignore[return-value]  # a writer of Itchy Feet's states only

@@ -443,22 +443,28 @@ class ItchyFeetState(Expansions):
             obs["centre"] = self.centre
             obs["aside"] = list(self.aside)
         obs["target"] = self.target(seat)
-        pending: dict[str, Any] = {}
+        obs["pending"] = self._pending_view(seat)
+        if self.options["postcards"]:
+            obs["postcards"] = self.postcards(seat)
+        return obs
+
+    def _pending_view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees of the decision under way (the observation's ``pending``)."""
         phase = self.phase
         if phase in ("choose", "offer", "respond", "react", "take", "pay", "guide"):
-            pending = {k: list(v) if isinstance(v, list) else v for k, v in self.pending.items()}
-        elif phase == "discard":
-            pending = {"seat": self.pending["seat"]}
-        elif phase == "exchange":
-            pending = {"waiting": list(self._to_act()), "mine": self.exchange[seat]}
-        elif phase == "wifi":
-            pending = {"cards": list(self.pending["cards"]) if seat == self.current else None,
-                       "count": len(self.pending["cards"])}
-        elif phase == "post":
+            return {k: list(v) if isinstance(v, list) else v for k, v in self.pending.items()}
+        if phase == "discard":
+            return {"seat": self.pending["seat"]}
+        if phase == "exchange":
+            return {"waiting": list(self._to_act()), "mine": self.exchange[seat]}
+        if phase == "wifi":
+            return {"cards": list(self.pending["cards"]) if seat == self.current else None,
+                    "count": len(self.pending["cards"])}
+        if phase == "post":
             target = self.pending["target"]
-            pending = {"target": target,
-                       "their_hand": sorted(self.hands[target]) if seat == self.current else None}
-        obs["pending"] = pending
-        if self.options["postcards"]:
-            obs["postcards"] = sum(1 for c in self.hands[seat] if c in data.POSTCARD_SET)
-        return obs
+            return {"target": target, "their_hand": sorted(self.hands[target]) if seat == self.current else None}
+        return {}
+
+    def postcards(self, seat: int) -> int:
+        """Postcards in ``seat``'s hand (the postcards option)."""
+        return sum(1 for c in self.hands[seat] if c in data.POSTCARD_SET)

@@ -7,19 +7,24 @@ from typing import Any
 
 from arena.envs.encoding import (
     Encoding,
+    Write,
     cards,
     choice,
     flag,
+    growing,
+    mark,
     multisets,
     number,
     per_seat,
+    positions,
     seat,
     seats_cards,
     seats_choice,
 )
 from arena.games import cards as playing_cards
 
-from .rules import SWAPS
+from .rules import SWAPS, to_beat
+from .state import ShitheadState
 
 SOURCES = ("hand", "up", "down", "out")
 FACE_DOWN = 3  # slots of face-down cards (shithead 1.2)
@@ -90,4 +95,64 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         choice("cut_rank", ranks, lambda o: cut(o, "rank"), "in a cut-in window, the rank that may cut in"),
         seat("cut_by", n, lambda o: cut(o, "played_by"), "who played it, relative"),
     ]
-    return Encoding("shithead", n, blocks, actions(options))
+    return Encoding("shithead", n, blocks, actions(options), direct=lambda enc: _writer(enc, deck, options))
+
+
+def _writer(enc: Encoding, deck: list[str], options: dict[str, Any]) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand, face-up cards (while arranging, another seat's as dealt),
+    counts of face-down cards, the public piles and plays."""
+    n = enc.num_players
+    where = positions(deck)
+    width = len(where)
+    copies = max(deck.count(c) for c in where)
+    size = len(deck)
+    ranks = {rank: i for i, rank in enumerate(playing_cards.RANKS)}
+    sources_of = {source: i for i, source in enumerate(SOURCES)}
+    seven_lower = bool(options["seven_lower"])
+    (swapping_, hand, hand_counts, face_up, face_down, known_in_hand, swaps_left, pack_count, pile, burned,
+     to_beat_, at_most_seven, turn, opening_rank, sources, last_play_seat, last_play, last_play_blind,
+     last_play_took, cut_rank, cut_by) = enc.offsets
+
+    def write(state: ShitheadState, me: int, out: memoryview[float]) -> None:
+        swapping = state.phase == "swap"
+        out[swapping_] = swapping
+        mark(out, hand, where, state.hands[me], copies)
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_counts + rel] = min(len(state.hands[s]), size)
+            # While seats arrange their cards no one sees another's choice (shithead 1.3).
+            up = state.face_up[s] if s == me or not swapping else state.dealt_up[s]
+            mark(out, face_up + rel * width, where, up, copies)
+            out[face_down + rel] = min(sum(1 for c in state.face_down[s] if c is not None), FACE_DOWN)
+            mark(out, known_in_hand + rel * width, where, state.known[s], copies)
+            source = "out" if s in state.out else state.source(s)
+            out[sources + rel * len(SOURCES) + sources_of[source]] = 1
+        if swapping:
+            out[swaps_left] = min(max(state.swaps_left[me], 0), SWAPS)
+        out[pack_count] = min(len(state.pack), size)
+        laid(state.pile, me, out)
+        burnt(state.burned, me, out)
+        top = to_beat(state.pile, options)
+        if top in ranks:
+            out[to_beat_ + ranks[top]] = 1
+        out[at_most_seven] = top == "7" and seven_lower
+        if not swapping and state.turn is not None and state.turn >= 0:
+            out[turn + (state.turn - me) % n] = 1
+        if state.opening in ranks:
+            out[opening_rank + ranks[state.opening]] = 1
+        played = state.last_play
+        if played:
+            if played["seat"] is not None and played["seat"] >= 0:
+                out[last_play_seat + (played["seat"] - me) % n] = 1
+            mark(out, last_play, where, played["cards"] or (), copies)
+            out[last_play_blind] = bool(played["blind"])
+            out[last_play_took] = bool(played["took"])
+        if state.cut_rank is not None:
+            if state.cut_rank in ranks:
+                out[cut_rank + ranks[state.cut_rank]] = 1
+            if state.cut_by is not None and state.cut_by >= 0:
+                out[cut_by + (state.cut_by - me) % n] = 1
+
+    laid, burnt = growing(pile, where, copies), growing(burned, where, copies)
+    return write  # type: ignore[return-value]  # a writer of Shithead's states only

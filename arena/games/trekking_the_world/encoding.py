@@ -10,18 +10,23 @@ from typing import Any
 from arena.envs.encoding import (
     Block,
     Encoding,
+    Write,
     cards,
     choice,
     flag,
+    growing,
+    kept,
+    mark,
     number,
     per_seat,
+    positions,
     seat,
     seats_cards,
     seats_choice,
 )
 
 from . import data, trek
-from .state import TrekkingState
+from .state import JOURNEY, PAY, TrekkingState
 
 CARDS = sorted(set(data.TREK_DECK))  # the trek card ids (number + icon), each several times
 DECK = list(data.TREK_DECK)
@@ -153,4 +158,94 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
         number("my_points", lambda o: o["my_points"], "the seat's own full points", POINTS),
     ]
     return Encoding("trekking_the_world", n, blocks, actions(n), beyond=_long_payment,
-                    beyond_help=f"`pay` with cards totalling more than {PAID}")
+                    beyond_help=f"`pay` with cards totalling more than {PAID}", direct=_writer)
+
+
+def _writer(enc: Encoding) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own cards and bonus tokens, of the others only how many they hold, and
+    the board."""
+    n = enc.num_players
+    at = enc.starts
+    size = len(DECK)
+    cards_at, locations_at, destinations_at = positions(DECK), positions(LOCATIONS), positions(DESTINATIONS)
+    journeys_at, regions_at = positions(JOURNEYS), positions(data.REGIONS)
+    copies = max(DECK.count(c) for c in cards_at)
+    journey_copies = max(JOURNEYS.count(j) for j in journeys_at)
+    phases = {phase: i for i, phase in enumerate(PHASES)}
+    colours = [(c, at[f"cubes_{c}"], at[f"suitcase_{c}"], at[f"tile_{c}"]) for c in data.COLOURS]
+    cubes_at = {c: cubes for c, cubes, _, _ in colours}
+    hand, hand_sizes, known_cards, face_up, discard = (at[b] for b in (
+        "hand", "hand_sizes", "known_cards", "face_up", "discard"))
+    places, sets_, bonus_counts, vp_tokens, toured = (at[b] for b in (
+        "positions", "sets", "bonus_token_counts", "vp_tokens", "toured"))
+    public_points, must_see = at["public_points"], [(5, at["must_see_5"]), (3, at["must_see_3"])]
+    width, places_width, toured_width = len(cards_at), len(locations_at), len(destinations_at)
+
+    def write(state: TrekkingState, me: int, out: memoryview[float]) -> None:
+        if state.phase in phases:
+            out[at["phase"] + phases[state.phase]] = 1
+        if state.current is not None and state.current >= 0:
+            out[at["current"] + (state.current - me) % n] = 1
+        out[at["turn"]] = min(max(state.turns, 0), 500)
+        mark(out, hand, cards_at, state.hands[me], copies)
+        mark(out, face_up, cards_at, state.face_up, copies)
+        out[at["trek_deck_size"]] = min(len(state.trek_deck), size)
+        discarded(state.discard, me, out)
+        out[at["can_fly"]] = bool(state.can_fly)
+        placed(state.cubes, me, out)
+        for c, _, _, tile in colours:
+            holder = state.tiles[c]
+            if holder is not None and holder >= 0:
+                out[tile + (holder - me) % n] = 1
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_sizes + rel] = min(len(state.hands[s]), size)
+            mark(out, known_cards + rel * width, cards_at, state.known[s], copies)
+            place = locations_at.get(state.positions[s])
+            if place is not None:
+                out[places + rel * places_width + place] = 1
+            case = state.suitcases[s]
+            for c, _, suitcase, _ in colours:
+                out[suitcase + rel] = min(max(case[c], 0), 20)
+            sets = state.sets(s)
+            out[sets_ + rel] = min(max(sets, 0), 10)
+            out[bonus_counts + rel] = min(len(state.bonus_tokens[s]), 6)
+            out[vp_tokens + rel] = min(max(sum(state.vp_tokens[s]), 0), POINTS)
+            mark(out, toured + rel * toured_width, destinations_at, state.toured[s], 1)
+            # Of the bonus tokens, face down, only the seat's own count in its points.
+            public = state._public_points(s, sets)
+            out[public_points + rel] = min(max(public, 0), POINTS)
+            if s == me:
+                mine = sum(state.bonus_tokens[me])
+                out[at["my_bonus_points"]] = min(max(mine, 0), 40)
+                out[at["my_points"]] = min(max(public + mine, 0), POINTS)
+        mark(out, at["region_bonus_left"], regions_at,
+             [r for r in data.REGIONS if state.region_bonus[r] is not None], 1)
+        out[at["vp5_left"]] = min(max(state.vp5_left, 0), data.VP5_TOKENS)
+        out[at["vp3_left"]] = min(max(state.vp3_left, 0), data.VP3_TOKENS)
+        mark(out, at["destination_row"], destinations_at, state.dest_row, 1)
+        rewards = state.must_see_rewards()
+        for vp, block in must_see:
+            if vp in rewards:
+                out[block + destinations_at[state.dest_row[rewards.index(vp)]]] = 1
+        out[at["destination_deck_size"]] = min(len(state.dest_deck), len(DESTINATIONS))
+        mark(out, at["journeys"], journeys_at, state.journeys, journey_copies)
+        if state.phase == PAY:
+            if state.target in locations_at:
+                out[at["pending_destination"] + locations_at[state.target]] = 1
+        elif state.phase == JOURNEY and state.journey is not None:
+            out[at["pending_journey"] + journeys_at[state.journey]] = 1
+            out[at["steps_left"]] = min(len(data.JOURNEY_ACTIONS[state.journey][state.journey_step:]), 3)
+
+    def write_cubes(cubes: dict[str, str], me: int, out: memoryview[float]) -> None:
+        for loc, colour in cubes.items():
+            block = cubes_at.get(colour)
+            if block is not None:
+                out[block + locations_at[loc]] = 1
+
+    discarded = growing(discard, cards_at, copies)
+    # The cubes on the map change on a few turns only.
+    first_cubes = min(cubes_at.values())
+    placed = kept(first_cubes, first_cubes + len(cubes_at) * len(locations_at), write_cubes, dict)
+    return write  # type: ignore[return-value]  # a writer of Trekking the World's states only

@@ -6,11 +6,25 @@ from __future__ import annotations
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
-from arena.envs.encoding import Encoding, cards, choice, multisets, number, per_seat, seat, seats_cards
+from arena.envs.encoding import (
+    Encoding,
+    Write,
+    cards,
+    choice,
+    growing,
+    kept,
+    mark,
+    multisets,
+    number,
+    per_seat,
+    positions,
+    seat,
+    seats_cards,
+)
 from arena.games import cards as playing_cards
 
-from .melds import RUN_CARD
-from .state import DRAW_DECK, DRAW_WILD, KEEP, TAKE, YANIV
+from .melds import RUN_CARD, hand_value
+from .state import DRAW_DECK, DRAW_WILD, KEEP, TAKE, YANIV, YanivState
 
 PHASES = ("discard", "draw", "ninety")
 
@@ -105,4 +119,71 @@ def encoding(num_players: int, options: dict[str, Any]) -> Encoding:
                     lambda o: [[c] if (c := _last(o).get("wild_cards", {}).get(str(s))) else [] for s in range(n)],
                     "per seat, the card it drew at 90 (the 90 rule)"),
     ]
-    return Encoding("yaniv", n, blocks, actions(options))
+    return Encoding("yaniv", n, blocks, actions(options), direct=lambda enc: _writer(enc, pack, options))
+
+
+def _writer(enc: Encoding, pack: list[str], options: dict[str, Any]) -> Write:
+    """The blocks above written straight from the state, reading only what ``observation(seat)``
+    shows: the seat's own hand, the cards seen taken, the discards, the previous showdown."""
+    n = enc.num_players
+    where = positions(pack)
+    width = len(where)
+    copies = max(pack.count(c) for c in where)
+    size = len(pack)
+    most = options["hand_size"]
+    limit = options["end_score"] * 2
+    shown_most = 10 * most + options["assaf_penalty"]
+    call_limit = min(max(options["call_limit"], 0), 7)
+    phases = {phase: i for i, phase in enumerate(PHASES)}
+    (hand, value, hand_sizes, known_cards, last_discard, first_taken, last_taken, my_discard, discard_pile, deck,
+     phase, current, starter, totals, active, round_number, call_limit_, last_caller, last_assaf, last_hands,
+     last_points, last_halved, last_wild_cards) = enc.offsets
+
+    def write(state: YanivState, me: int, out: memoryview[float]) -> None:
+        mark(out, hand, where, state.hands[me], copies)
+        out[value] = min(max(hand_value(state.hands[me]), 0), 10 * most)
+        for s in range(n):
+            rel = (s - me) % n
+            out[hand_sizes + rel] = min(len(state.hands[s]), size)
+            mark(out, known_cards + rel * width, where, state.known[s], copies)
+            out[totals + rel] = min(max(state.totals[s], 0), limit)
+            out[active + rel] = state.out_round[s] is None
+        laid = state.last_discard
+        mark(out, last_discard, where, laid, copies)
+        if laid:  # its outer cards, the ones that may be taken
+            out[first_taken + where[laid[0]]] = 1
+            out[last_taken + where[laid[-1]]] = 1
+        mark(out, my_discard, where, state.my_discard, copies)
+        buried(state.buried, me, out)
+        out[deck] = min(len(state.deck), size)
+        if state.phase in phases:
+            out[phase + phases[state.phase]] = 1
+        for block, s in ((current, state.current), (starter, state.starter)):
+            if s is not None and s >= 0:
+                out[block + (s - me) % n] = 1
+        out[round_number] = min(max(state.round_number, 0), 100)
+        out[call_limit_] = call_limit
+        if state.last_round:
+            showdown(state.last_round, me, out)
+
+    def _write_showdown(last: dict[str, Any], me: int, out: memoryview[float]) -> None:
+        """The previous round's showdown, all public: the same for a whole round."""
+        for block, s in ((last_caller, last.get("caller")), (last_assaf, last.get("assaf"))):
+            if s is not None and s >= 0:
+                out[block + (s - me) % n] = 1
+        for s, held in enumerate(last.get("hands") or ()):
+            mark(out, last_hands + ((s - me) % n) * width, where, held, copies)
+        for s, points in enumerate(last.get("points") or ()):
+            out[last_points + (s - me) % n] = min(max(points, 0), shown_most)
+        halved = last.get("halved", ())
+        wild = last.get("wild_cards", {})
+        for s in range(n):
+            rel = (s - me) % n
+            out[last_halved + rel] = s in halved
+            drawn = wild.get(str(s))
+            if drawn:
+                mark(out, last_wild_cards + rel * width, where, (drawn,), copies)
+
+    showdown = kept(last_caller, enc.size, _write_showdown)  # the last blocks
+    buried = growing(discard_pile, where, copies)
+    return write  # type: ignore[return-value]  # a writer of Yaniv's states only
