@@ -134,8 +134,8 @@ class Recorder:
             self._start()
         elif self._timer is None:
             self._timer = loop.call_later(GATHER, self._start)
-        # Shielded: a batch taken into a recording is recorded whatever becomes of its waiter.
-        return await asyncio.shield(recorded)
+        # A waiter cancelled meanwhile leaves its batch here: it is recorded all the same.
+        return await recorded
 
     def _start(self) -> None:
         if self._timer is not None:
